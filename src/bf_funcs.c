@@ -1,0 +1,515 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_funcs.c
+ *	  SQL-callable constructors, bf_add / bf_contains and friends for the
+ *	  bloomfilter type, and the per-call-site cache that keeps a large
+ *	  TOASTed filter detoasted for the whole query.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bloomfilter.h"
+
+#include <math.h>
+
+#include "access/detoast.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+PG_MODULE_MAGIC;
+
+/* ---- helpers ---- */
+
+void
+bf_report_error(BloomError err, int sqlstate)
+{
+	ereport(ERROR,
+			(errcode(sqlstate),
+			 errmsg("invalid bloomfilter value"),
+			 errdetail_internal("%s", bloom_error_message(err))));
+}
+
+/* validate the header of a detoasted filter */
+void
+bf_read_header(struct varlena *vl, BloomHeader *hdr)
+{
+	BloomError	err = bloom_header_read(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl), hdr);
+
+	if (err != BLOOM_OK)
+		bf_report_error(err, ERRCODE_DATA_CORRUPTED);
+}
+
+BfFilter
+bf_fetch(Datum d)
+{
+	BfFilter	f;
+
+	f.vl = PG_DETOAST_DATUM(d);
+	bf_read_header(f.vl, &f.hdr);
+	return f;
+}
+
+struct varlena *
+bf_new(uint64 nblocks, int nhashes, int64 seed, int64 capacity, double fpr)
+{
+	size_t		size = BF_DATUM_SIZE(nblocks);
+	struct varlena *vl = palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	BloomHeader hdr;
+
+	SET_VARSIZE(vl, size);
+	bloom_header_init(&hdr, nblocks, nhashes, seed, capacity, fpr);
+	bloom_header_write(BF_PAYLOAD(vl), &hdr);
+	return vl;
+}
+
+static void
+too_large(double bytes, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("bloomfilter too large"),
+			 errdetail("%s needs %.0f bytes of bits; the largest bloomfilter has %llu bytes of bits (%llu bits).",
+					   what, bytes,
+					   (unsigned long long) (BLOOM_MAX_BLOCKS * BLOOM_BLOCK_BYTES),
+					   (unsigned long long) (BLOOM_MAX_BLOCKS * BLOOM_BLOCK_BITS)),
+			 errhint("Ask for a larger false-positive rate or a smaller capacity, or split the keys over several filters.")));
+}
+
+static void
+check_capacity_fpr(int64 capacity, double fpr)
+{
+	if (capacity <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter capacity must be positive"),
+				 errdetail("The capacity given was " INT64_FORMAT ".", capacity)));
+	if (isnan(fpr) || fpr <= 0.0 || fpr >= 1.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter false-positive rate must be between 0 and 1"),
+				 errdetail("The rate given was %g.", fpr),
+				 errhint("Give a rate such as 0.01 for 1 %%.")));
+}
+
+/* size for (capacity, fpr), erroring out when it cannot be built */
+static void
+size_or_error(int64 capacity, double fpr, uint64 *nblocks, int *nhashes)
+{
+	bool		ok;
+
+	check_capacity_fpr(capacity, fpr);
+	ok = bloom_size_for((double) capacity, fpr, nblocks, nhashes);
+	if (!ok || *nblocks > BLOOM_MAX_BLOCKS)
+	{
+		char		what[128];
+
+		snprintf(what, sizeof(what),
+				 "A filter for " INT64_FORMAT " elements at a false-positive rate of %g",
+				 capacity, fpr);
+		/* !ok: even 2^62 blocks would not do */
+		too_large(ok ? (double) *nblocks * BLOOM_BLOCK_BYTES : 0x1p68, what);
+	}
+}
+
+/*
+ * Per-call-site state in fn_extra: how to hash the value argument, and the
+ * last filter argument detoasted, keyed by its TOAST pointer (or by its raw
+ * bytes when it was compressed inline), so that a scalar subquery handing
+ * the same large filter to every row detoasts it once per query.
+ */
+typedef enum BfCacheKind
+{
+	BF_CACHE_NONE,
+	BF_CACHE_EXTERNAL,
+	BF_CACHE_RAW
+} BfCacheKind;
+
+typedef struct BfCallCache
+{
+	Oid			argtype;
+	Oid			collation;
+	bool		ti_valid;
+	BfTypeInfo	ti;
+
+	BfCacheKind kind;
+	varatt_external ext;		/* BF_CACHE_EXTERNAL key */
+	struct varlena *rawkey;		/* BF_CACHE_RAW key */
+	void	   *alloc;			/* holds vl, 64-byte aligned bits */
+	BfFilter	filter;
+} BfCallCache;
+
+static BfCallCache *
+get_cache(FunctionCallInfo fcinfo)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfCallCache));
+	return (BfCallCache *) fcinfo->flinfo->fn_extra;
+}
+
+/* the type info for argument argno; for arrays, of their elements */
+static BfTypeInfo *
+get_typeinfo(FunctionCallInfo fcinfo, int argno, bool element)
+{
+	BfCallCache *cache = get_cache(fcinfo);
+	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Oid			coll = PG_GET_COLLATION();
+
+	if (!OidIsValid(argtype))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("could not determine the type of the value to hash")));
+	if (!cache->ti_valid || cache->argtype != argtype || cache->collation != coll)
+	{
+		Oid			typid = argtype;
+
+		if (element)
+		{
+			typid = get_element_type(getBaseType(argtype));
+			if (!OidIsValid(typid))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("argument is not an array")));
+		}
+		cache->ti_valid = false;
+		bf_typeinfo_init(&cache->ti, typid, coll, fcinfo->flinfo->fn_mcxt);
+		cache->argtype = argtype;
+		cache->collation = coll;
+		cache->ti_valid = true;
+	}
+	return &cache->ti;
+}
+
+/* copy a detoasted filter to fn_mcxt with its bit array 64-byte aligned */
+static void
+cache_store(BfCallCache *cache, MemoryContext mcxt, struct varlena *vl)
+{
+	size_t		size = VARSIZE(vl);
+	char	   *alloc;
+	uintptr_t	pad;
+
+	if (cache->alloc)
+		pfree(cache->alloc);
+	cache->alloc = NULL;
+	cache->kind = BF_CACHE_NONE;
+	alloc = MemoryContextAllocExtended(mcxt, size + 64, MCXT_ALLOC_HUGE);
+	/* place vl so that vl + VARHDRSZ + BLOOM_HEADER_SIZE is a multiple of 64 */
+	pad = (uintptr_t) (-(intptr_t) ((uintptr_t) alloc + VARHDRSZ + BLOOM_HEADER_SIZE)) & 63;
+	memcpy(alloc + pad, vl, size);
+	cache->alloc = alloc;
+	cache->filter.vl = (struct varlena *) (alloc + pad);
+}
+
+/*
+ * The filter argument argno, detoasted and validated, served from the
+ * cache when it is the same stored value as last time.
+ */
+static BfFilter
+get_filter_cached(FunctionCallInfo fcinfo, int argno)
+{
+	BfCallCache *cache = get_cache(fcinfo);
+	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
+	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
+	struct varlena *vl;
+
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		if (cache->kind == BF_CACHE_EXTERNAL &&
+			memcmp(&ext, &cache->ext, sizeof(ext)) == 0)
+			return cache->filter;
+		vl = detoast_attr(raw);
+		cache_store(cache, mcxt, vl);
+		pfree(vl);
+		bf_read_header(cache->filter.vl, &cache->filter.hdr);
+		cache->ext = ext;
+		cache->kind = BF_CACHE_EXTERNAL;
+		return cache->filter;
+	}
+	if (VARATT_IS_COMPRESSED(raw))
+	{
+		size_t		rawsize = VARSIZE_ANY(raw);
+
+		if (cache->kind == BF_CACHE_RAW && VARSIZE_ANY(cache->rawkey) == rawsize &&
+			memcmp(cache->rawkey, raw, rawsize) == 0)
+			return cache->filter;
+		vl = detoast_attr(raw);
+		cache_store(cache, mcxt, vl);
+		pfree(vl);
+		bf_read_header(cache->filter.vl, &cache->filter.hdr);
+		if (cache->rawkey)
+			pfree(cache->rawkey);
+		cache->rawkey = MemoryContextAlloc(mcxt, rawsize);
+		memcpy(cache->rawkey, raw, rawsize);
+		cache->kind = BF_CACHE_RAW;
+		return cache->filter;
+	}
+	/* plain in memory (or a short header): nothing worth caching */
+	return bf_fetch(PointerGetDatum(raw));
+}
+
+/* ---- constructors ---- */
+
+PG_FUNCTION_INFO_V1(bf_create);
+Datum
+bf_create(PG_FUNCTION_ARGS)
+{
+	int64		capacity = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	int64		seed = PG_GETARG_INT64(2);
+	uint64		nblocks;
+	int			nhashes;
+
+	size_or_error(capacity, fpr, &nblocks, &nhashes);
+	PG_RETURN_POINTER(bf_new(nblocks, nhashes, seed, capacity, fpr));
+}
+
+PG_FUNCTION_INFO_V1(bf_create_sized);
+Datum
+bf_create_sized(PG_FUNCTION_ARGS)
+{
+	int64		nbits = PG_GETARG_INT64(0);
+	int32		nhashes = PG_GETARG_INT32(1);
+	int64		seed = PG_GETARG_INT64(2);
+	uint64		nblocks;
+
+	if (nbits <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter size must be positive"),
+				 errdetail("The number of bits given was " INT64_FORMAT ".", nbits)));
+	if (nhashes < 1 || nhashes > BLOOM_MAX_HASHES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter nhashes must be between 1 and %d", BLOOM_MAX_HASHES),
+				 errdetail("The number given was %d.", nhashes)));
+	nblocks = ((uint64) nbits + BLOOM_BLOCK_BITS - 1) / BLOOM_BLOCK_BITS;
+	if (nblocks > BLOOM_MAX_BLOCKS)
+	{
+		char		what[96];
+
+		snprintf(what, sizeof(what), "A filter of " INT64_FORMAT " bits", nbits);
+		too_large((double) nblocks * BLOOM_BLOCK_BYTES, what);
+	}
+	PG_RETURN_POINTER(bf_new(nblocks, nhashes, seed, 0, 0.0));
+}
+
+PG_FUNCTION_INFO_V1(bf_estimate);
+Datum
+bf_estimate(PG_FUNCTION_ARGS)
+{
+	int64		capacity = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	uint64		nblocks;
+	int			nhashes;
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	size_or_error(capacity, fpr, &nblocks, &nhashes);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	values[0] = Int64GetDatum((int64) (nblocks * BLOOM_BLOCK_BITS));
+	values[1] = Int32GetDatum(nhashes);
+	values[2] = Int64GetDatum((int64) BF_DATUM_SIZE(nblocks));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+PG_FUNCTION_INFO_V1(bf_clear);
+Datum
+bf_clear(PG_FUNCTION_ARGS)
+{
+	struct varlena *vl = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
+	BloomHeader hdr;
+
+	bf_read_header(vl, &hdr);
+	hdr.inserted = 0;
+	bloom_header_write(BF_PAYLOAD(vl), &hdr);
+	memset(BF_BITS(vl), 0, hdr.nblocks * BLOOM_BLOCK_BYTES);
+	PG_RETURN_POINTER(vl);
+}
+
+/* ---- adding ---- */
+
+static inline void
+prepare_value(BfTypeInfo *ti, Datum value)
+{
+	if (ti->family == BF_FAMILY_RECORD)
+		bf_record_prepare(ti, value);
+}
+
+/* add one non-NULL value to a filter we own; counts changed inserts */
+static inline void
+add_value(BfFilter *f, BfTypeInfo *ti, Datum value)
+{
+	uint64		h;
+
+	prepare_value(ti, value);
+	bf_check_family(&f->hdr, BF_PAYLOAD(f->vl), ti, true);
+	h = bf_hash_datum(ti, value, f->hdr.seed);
+	if (bloom_set_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, h))
+		f->hdr.inserted++;
+}
+
+static void
+store_inserted(BfFilter *f)
+{
+	bloom_store_u64(BF_PAYLOAD(f->vl) + BLOOM_INSERTED_OFFSET, f->hdr.inserted);
+}
+
+/*
+ * bf_add(filter, value): not STRICT, because adding NULL must return the
+ * filter unchanged rather than NULL (UPDATE ... SET f = bf_add(f, x) must
+ * not wipe the filter).  A NULL filter stays NULL.
+ */
+PG_FUNCTION_INFO_V1(bf_add);
+Datum
+bf_add(PG_FUNCTION_ARGS)
+{
+	BfTypeInfo *ti;
+	BfFilter	f;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	ti = get_typeinfo(fcinfo, 1, false);
+	f.vl = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
+	bf_read_header(f.vl, &f.hdr);
+	add_value(&f, ti, PG_GETARG_DATUM(1));
+	store_inserted(&f);
+	PG_RETURN_POINTER(f.vl);
+}
+
+/* bf_add_all(filter, array): not STRICT, for the same reason as bf_add */
+PG_FUNCTION_INFO_V1(bf_add_all);
+Datum
+bf_add_all(PG_FUNCTION_ARGS)
+{
+	BfTypeInfo *ti;
+	BfFilter	f;
+	ArrayType  *arr;
+	ArrayIterator it;
+	Datum		value;
+	bool		isnull;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	ti = get_typeinfo(fcinfo, 1, true);
+	arr = PG_GETARG_ARRAYTYPE_P(1);
+	f.vl = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
+	bf_read_header(f.vl, &f.hdr);
+
+	it = array_create_iterator(arr, 0, NULL);
+	while (array_iterate(it, &value, &isnull))
+	{
+		if (!isnull)
+			add_value(&f, ti, value);
+	}
+	array_free_iterator(it);
+	store_inserted(&f);
+	PG_RETURN_POINTER(f.vl);
+}
+
+/* ---- testing ---- */
+
+static inline bool
+test_value(BfFilter *f, BfTypeInfo *ti, Datum value)
+{
+	uint64		h;
+
+	if (f->hdr.family == BF_FAMILY_NONE)
+		return false;			/* nothing was ever added */
+	prepare_value(ti, value);
+	bf_check_family(&f->hdr, NULL, ti, false);
+	h = bf_hash_datum(ti, value, f->hdr.seed);
+	return bloom_test_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, h);
+}
+
+PG_FUNCTION_INFO_V1(bf_contains);
+Datum
+bf_contains(PG_FUNCTION_ARGS)
+{
+	BfTypeInfo *ti = get_typeinfo(fcinfo, 1, false);
+	BfFilter	f = get_filter_cached(fcinfo, 0);
+
+	PG_RETURN_BOOL(test_value(&f, ti, PG_GETARG_DATUM(1)));
+}
+
+/* value <@ filter */
+PG_FUNCTION_INFO_V1(bf_contained_by);
+Datum
+bf_contained_by(PG_FUNCTION_ARGS)
+{
+	BfTypeInfo *ti = get_typeinfo(fcinfo, 0, false);
+	BfFilter	f = get_filter_cached(fcinfo, 1);
+
+	PG_RETURN_BOOL(test_value(&f, ti, PG_GETARG_DATUM(0)));
+}
+
+/*
+ * Batch tests follow SQL's = ALL / = ANY: a NULL element makes the answer
+ * NULL unless a non-NULL element already decides it.
+ */
+static Datum
+contains_array(FunctionCallInfo fcinfo, bool want_all)
+{
+	BfTypeInfo *ti = get_typeinfo(fcinfo, 1, true);
+	BfFilter	f = get_filter_cached(fcinfo, 0);
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	ArrayIterator it;
+	Datum		value;
+	bool		isnull;
+	bool		sawnull = false;
+
+	it = array_create_iterator(arr, 0, NULL);
+	while (array_iterate(it, &value, &isnull))
+	{
+		if (isnull)
+		{
+			sawnull = true;
+			continue;
+		}
+		if (test_value(&f, ti, value) != want_all)
+		{
+			array_free_iterator(it);
+			PG_RETURN_BOOL(!want_all);
+		}
+	}
+	array_free_iterator(it);
+	if (sawnull)
+		PG_RETURN_NULL();
+	PG_RETURN_BOOL(want_all);
+}
+
+PG_FUNCTION_INFO_V1(bf_contains_all);
+Datum
+bf_contains_all(PG_FUNCTION_ARGS)
+{
+	return contains_array(fcinfo, true);
+}
+
+PG_FUNCTION_INFO_V1(bf_contains_any);
+Datum
+bf_contains_any(PG_FUNCTION_ARGS)
+{
+	return contains_array(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(bf_hash);
+Datum
+bf_hash(PG_FUNCTION_ARGS)
+{
+	BfTypeInfo *ti = get_typeinfo(fcinfo, 0, false);
+	Datum		value = PG_GETARG_DATUM(0);
+
+	prepare_value(ti, value);
+	PG_RETURN_INT64((int64) bf_hash_datum(ti, value, PG_GETARG_INT64(1)));
+}

@@ -1,0 +1,214 @@
+/*-------------------------------------------------------------------------
+ *
+ * bloom_core.h
+ *	  The Bloom-filter algorithm of the bloomfilter extension, free of any
+ *	  PostgreSQL header: format version 1 (docs/FORMAT.md), blocked layout,
+ *	  XXH3-64 hashing of canonical bytes, sizing, set algebra, validation.
+ *
+ * A filter is one contiguous byte buffer: a 64-byte little-endian header
+ * followed by 64 * nblocks bytes of bits.  The same bytes are the varlena
+ * payload inside PostgreSQL and the portable binary form outside it, so
+ * this file can be compiled into a client program unchanged.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BLOOM_CORE_H
+#define BLOOM_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BLOOM_MAGIC			"BLMF"
+#define BLOOM_VERSION		1
+#define BLOOM_LAYOUT_BLOCKED 1
+#define BLOOM_HASH_XXH3_64	1
+
+#define BLOOM_HEADER_SIZE	64
+#define BLOOM_BLOCK_BITS	512
+#define BLOOM_BLOCK_BYTES	64
+#define BLOOM_MAX_HASHES	64
+/* 2^23 blocks = 2^32 bits = 512 MiB: the text form still fits in 1 GB */
+#define BLOOM_MAX_BLOCKS	((uint64_t) 1 << 23)
+
+#define BLOOM_FLAG_NONPORTABLE 0x01
+
+/* element families (docs/FORMAT.md section 3) */
+typedef enum BloomFamily
+{
+	BF_FAMILY_NONE = 0,
+	BF_FAMILY_INTEGER = 1,
+	BF_FAMILY_FLOAT = 2,
+	BF_FAMILY_NUMERIC = 3,
+	BF_FAMILY_TEXT = 4,
+	BF_FAMILY_BYTEA = 5,
+	BF_FAMILY_UUID = 6,
+	BF_FAMILY_BOOL = 7,
+	BF_FAMILY_DATE = 8,
+	BF_FAMILY_TIMESTAMP = 9,
+	BF_FAMILY_TIMESTAMPTZ = 10,
+	BF_FAMILY_ENUM = 11,
+	BF_FAMILY_RECORD = 12,
+	BF_FAMILY_OTHER = 13
+} BloomFamily;
+
+#define BF_FAMILY_MAX		13
+#define BLOOM_MAX_RECORD_FIELDS 8
+
+/* decoded header, host byte order */
+typedef struct BloomHeader
+{
+	uint16_t	version;
+	uint8_t		layout;
+	uint8_t		hashfn;
+	uint8_t		family;
+	uint8_t		flags;
+	uint16_t	nhashes;
+	uint32_t	detail;
+	int64_t		seed;
+	uint64_t	nblocks;
+	uint64_t	inserted;
+	int64_t		capacity;
+	double		fpr;
+} BloomHeader;
+
+/* result of validation and sizing; bloom_error_message() describes each */
+typedef enum BloomError
+{
+	BLOOM_OK = 0,
+	BLOOM_ERR_TOO_SHORT,
+	BLOOM_ERR_MAGIC,
+	BLOOM_ERR_VERSION,
+	BLOOM_ERR_LAYOUT,
+	BLOOM_ERR_HASHFN,
+	BLOOM_ERR_FAMILY,
+	BLOOM_ERR_FLAGS,
+	BLOOM_ERR_NHASHES,
+	BLOOM_ERR_NBLOCKS,
+	BLOOM_ERR_LENGTH,
+	BLOOM_ERR_RESERVED,
+	BLOOM_ERR_CAPACITY,
+	BLOOM_ERR_FPR,
+	BLOOM_ERR_EMPTY_INSERTED,
+	BLOOM_ERR_DETAIL
+} BloomError;
+
+extern const char *bloom_error_message(BloomError err);
+
+/* byte order helpers: the format is little-endian everywhere */
+static inline uint64_t
+bloom_load_u64(const uint8_t *p)
+{
+	return (uint64_t) p[0] | (uint64_t) p[1] << 8 | (uint64_t) p[2] << 16 |
+		(uint64_t) p[3] << 24 | (uint64_t) p[4] << 32 | (uint64_t) p[5] << 40 |
+		(uint64_t) p[6] << 48 | (uint64_t) p[7] << 56;
+}
+
+static inline void
+bloom_store_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+/* header access */
+extern BloomError bloom_header_read(const uint8_t *buf, size_t len, BloomHeader *hdr);
+extern void bloom_header_write(uint8_t *buf, const BloomHeader *hdr);
+extern void bloom_header_init(BloomHeader *hdr, uint64_t nblocks, int nhashes,
+							  int64_t seed, int64_t capacity, double fpr);
+extern size_t bloom_total_size(uint64_t nblocks);
+
+/* the "inserted" counter lives at offset 32 and changes on every add */
+#define BLOOM_INSERTED_OFFSET 32
+#define BLOOM_FAMILY_OFFSET 8
+
+/* hashing (section 2 of docs/FORMAT.md) */
+extern uint64_t bloom_hash_bytes(const void *data, size_t len, int64_t seed);
+extern uint64_t bloom_hash_int64(int64_t v, int64_t seed);
+extern uint64_t bloom_hash_float8(double v, int64_t seed);
+extern void bloom_encode_int64(uint8_t out[8], int64_t v);
+extern void bloom_encode_float8(uint8_t out[8], double v);
+
+static inline uint64_t
+bloom_mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t
+bloom_block_of(uint64_t h, uint64_t nblocks)
+{
+	return ((h >> 32) * nblocks) >> 32;
+}
+
+/*
+ * Set the k bits of hash h; bits points at the bit array (after the header).
+ * Returns true if at least one bit was off before.
+ */
+static inline bool
+bloom_set_hash(uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
+{
+	uint8_t    *block = bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES;
+	uint64_t	x = 0;
+	uint8_t		changed = 0;
+
+	for (int i = 0; i < k; i++)
+	{
+		unsigned	pos;
+		uint8_t		mask;
+
+		if (i % 7 == 0)
+			x = bloom_mix64(h + (uint64_t) (i / 7 + 1) * UINT64_C(0x9E3779B97F4A7C15));
+		pos = (unsigned) (x & 511);
+		x >>= 9;
+		mask = (uint8_t) (1u << (pos & 7));
+		changed |= (uint8_t) (~block[pos >> 3] & mask);
+		block[pos >> 3] |= mask;
+	}
+	return changed != 0;
+}
+
+/* true = probably added; false = definitely not */
+static inline bool
+bloom_test_hash(const uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
+{
+	const uint8_t *block = bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES;
+	uint64_t	x = 0;
+
+	for (int i = 0; i < k; i++)
+	{
+		unsigned	pos;
+
+		if (i % 7 == 0)
+			x = bloom_mix64(h + (uint64_t) (i / 7 + 1) * UINT64_C(0x9E3779B97F4A7C15));
+		pos = (unsigned) (x & 511);
+		x >>= 9;
+		if ((block[pos >> 3] & (1u << (pos & 7))) == 0)
+			return false;
+	}
+	return true;
+}
+
+/* sizing (section 4) */
+extern double bloom_model_fpr(double lambda, int k);
+extern bool bloom_size_for(double capacity, double fpr,
+						   uint64_t *nblocks, int *nhashes);
+
+/* whole-array operations */
+extern uint64_t bloom_popcount(const uint8_t *bits, size_t nbytes);
+extern void bloom_or(uint8_t *dst, const uint8_t *src, size_t nbytes);
+extern void bloom_and(uint8_t *dst, const uint8_t *src, size_t nbytes);
+
+/* base64 (RFC 4648, padded) for the text form */
+extern size_t bloom_base64_encoded_len(size_t n);
+extern size_t bloom_base64_encode(const uint8_t *src, size_t n, char *dst);
+extern bool bloom_base64_decode(const char *src, size_t srclen,
+								uint8_t *dst, size_t dstlen);
+
+/* family names for the text form and messages */
+extern const char *bloom_family_name(int family);
+extern int	bloom_family_from_name(const char *name, size_t len);
+
+#endif							/* BLOOM_CORE_H */

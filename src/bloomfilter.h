@@ -1,0 +1,76 @@
+/*-------------------------------------------------------------------------
+ *
+ * bloomfilter.h
+ *	  Declarations shared by the PostgreSQL glue of the bloomfilter
+ *	  extension: the varlena wrapper around the format of bloom_core.h,
+ *	  typed hashing of SQL values, and error reporting.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BLOOMFILTER_H
+#define BLOOMFILTER_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "access/tupdesc.h"
+
+#include "bloom_core.h"
+
+/*
+ * A bloomfilter datum is a varlena whose payload is exactly the bytes of
+ * docs/FORMAT.md: a 64-byte little-endian header and the bit array.
+ */
+#define BF_PAYLOAD(vl)		((uint8 *) VARDATA(vl))
+#define BF_PAYLOAD_LEN(vl)	((size_t) (VARSIZE(vl) - VARHDRSZ))
+#define BF_BITS(vl)			(BF_PAYLOAD(vl) + BLOOM_HEADER_SIZE)
+#define BF_DATUM_SIZE(nblocks) (VARHDRSZ + bloom_total_size(nblocks))
+
+/* a detoasted, validated filter */
+typedef struct BfFilter
+{
+	struct varlena *vl;
+	BloomHeader hdr;
+} BfFilter;
+
+/*
+ * How to hash values of one SQL type.  Built once per call site and kept
+ * in fn_extra; records carry one entry per field, rebuilt when the row
+ * type changes.
+ */
+typedef struct BfTypeInfo
+{
+	Oid			typid;			/* as passed, domains resolved */
+	Oid			collation;
+	int			family;
+	uint32		detail;			/* record nibbles or type OID for "other" */
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	bool		hash_ready;		/* hashproc looked up (family "other") */
+	FmgrInfo	hashproc;
+	/* records */
+	Oid			rec_typid;
+	int32		rec_typmod;
+	int			nfields;
+	struct BfTypeInfo *fields;
+	MemoryContext mcxt;
+} BfTypeInfo;
+
+/* bf_hash.c */
+extern void bf_typeinfo_init(BfTypeInfo *ti, Oid typid, Oid collation,
+							 MemoryContext mcxt);
+extern uint64 bf_hash_datum(BfTypeInfo *ti, Datum value, int64 seed);
+extern void bf_check_family(BloomHeader *hdr, uint8 *payload, BfTypeInfo *ti,
+							bool setting);
+extern char *bf_family_text(int family, uint32 detail);
+extern void bf_record_prepare(BfTypeInfo *ti, Datum value);
+
+/* bf_funcs.c */
+extern void bf_read_header(struct varlena *vl, BloomHeader *hdr);
+extern BfFilter bf_fetch(Datum d);
+extern struct varlena *bf_new(uint64 nblocks, int nhashes, int64 seed,
+							  int64 capacity, double fpr);
+extern void bf_report_error(BloomError err, int sqlstate);
+
+#endif							/* BLOOMFILTER_H */
