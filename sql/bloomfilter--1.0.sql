@@ -119,3 +119,31 @@ CREATE OPERATOR || (
 	LEFTARG = bloomfilter, RIGHTARG = anyelement,
 	FUNCTION = bf_add
 );
+
+--
+-- text overloads of the polymorphic functions: an untyped literal
+-- (bf_contains(f, 'alice')) then resolves to text instead of failing, and
+-- bloomfilter || text is not ambiguous with the built-in anynonarray || text.
+--
+-- Not STRICT, as bf_add(bloomfilter, anyelement).
+CREATE FUNCTION bf_add(bloomfilter, text) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bf_add' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION bf_contains(bloomfilter, text) RETURNS bool
+	AS 'MODULE_PATHNAME', 'bf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bf_contained_by(text, bloomfilter) RETURNS bool
+	AS 'MODULE_PATHNAME', 'bf_contained_by' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bf_hash(text, seed bigint DEFAULT 0) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bf_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @> (
+	LEFTARG = bloomfilter, RIGHTARG = text,
+	FUNCTION = bf_contains, COMMUTATOR = <@
+);
+CREATE OPERATOR <@ (
+	LEFTARG = text, RIGHTARG = bloomfilter,
+	FUNCTION = bf_contained_by, COMMUTATOR = @>
+);
+CREATE OPERATOR || (
+	LEFTARG = bloomfilter, RIGHTARG = text,
+	FUNCTION = bf_add
+);
