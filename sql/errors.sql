@@ -83,3 +83,5 @@ SELECT overlay(b PLACING '\x01' FROM 57)::bloomfilter FROM good;                
 SELECT substring(b FROM 1 FOR 100)::bloomfilter FROM good;                      -- bits too short
 SELECT (b || '\x00'::bytea)::bloomfilter FROM good;                             -- bits too long
 SELECT (b::bloomfilter)::bytea = b AS intact FROM good;
+-- a non-portable filter naming a type OID that does not exist
+SELECT overlay(bf_add(bf_create_sized(512, 3), '10.0.0.1'::inet)::bytea PLACING '\x00286bee' FROM 13)::bloomfilter;

@@ -48,3 +48,5 @@ SELECT bf_hash('10.0.0.1'::inet) = bf_hash('10.0.0.1'::inet) AS stable,
 -- golden filter bytes: one block, k = 3, seed 0, values 1..3 as integers
 SELECT encode(bf_add_all(bf_create_sized(512, 3), ARRAY[1, 2, 3])::bytea, 'hex');
 SELECT encode(bf_add_all(bf_create_sized(1024, 7, 5), ARRAY['x', 'y'])::bytea, 'hex');
+-- untyped literals inside ROW(...) are text
+SELECT bf_hash(ROW(1, 'a')) = bf_hash(ROW(1, 'a'::text)) AS unknown_field_is_text;

@@ -50,6 +50,7 @@ family_of_type(Oid base)
 		case VARCHAROID:
 		case NAMEOID:
 		case BPCHAROID:
+		case UNKNOWNOID:		/* an untyped literal inside ROW(...) */
 			return BF_FAMILY_TEXT;
 		case BYTEAOID:
 			return BF_FAMILY_BYTEA;
@@ -266,6 +267,11 @@ canonical_bytes(BfTypeInfo *ti, Datum value, uint8 *scratch, size_t *len,
 					s = NameStr(*DatumGetName(value));
 					*len = strlen(s);
 				}
+				else if (ti->typid == UNKNOWNOID)
+				{
+					s = DatumGetCString(value);
+					*len = strlen(s);
+				}
 				else
 				{
 					struct varlena *t = PG_DETOAST_DATUM_PACKED(value);
@@ -440,7 +446,12 @@ bf_family_text(int family, uint32 detail)
 		appendStringInfoChar(&buf, ')');
 	}
 	else if (family == BF_FAMILY_OTHER)
-		appendStringInfo(&buf, "(%s)", format_type_be_qualified((Oid) detail));
+	{
+		if (SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum((Oid) detail)))
+			appendStringInfo(&buf, "(%s)", format_type_be_qualified((Oid) detail));
+		else
+			appendStringInfo(&buf, "(type with OID %u)", detail);
+	}
 	return buf.data;
 }
 

@@ -16,6 +16,7 @@
 #include "libpq/pqformat.h"
 #include "parser/parse_type.h"
 #include "utils/builtins.h"
+#include "utils/syscache.h"
 
 #define TEXT_PREFIX "bloomfilter:1"
 
@@ -282,6 +283,15 @@ from_bytes(const uint8 *data, size_t len, int sqlstate)
 
 	if (err != BLOOM_OK)
 		bf_report_error(err, sqlstate);
+	/* a non-portable filter names its type by OID: it must exist here */
+	if (hdr.family == BF_FAMILY_OTHER &&
+		!SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum((Oid) hdr.detail)))
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("invalid bloomfilter value"),
+				 errdetail("The filter holds values of a non-portable type with OID %u, which does not exist in this database.",
+						   hdr.detail),
+				 errhint("Non-portable filters can only be moved between databases in their text form, which names the type.")));
 	vl = palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(vl, VARHDRSZ + len);
 	memcpy(VARDATA(vl), data, len);

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Runs every test suite of the extension: installs dependencies, builds,
+# installs, then runs the unit tests of the PostgreSQL-free core, the
+# pg_regress suites (make installcheck) and the independent reference
+# reader (test/reference_check.py) in a throwaway cluster.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash test/install-deps.sh || exit 1
+make -s || exit 1
+make -s install || exit 1
+
+suites_passed=0
+suites_failed=0
+record() {
+	if [ "$2" -eq 0 ]; then
+		suites_passed=$((suites_passed + 1)); echo "== suite $1: ok"
+	else
+		suites_failed=$((suites_failed + 1)); echo "== suite $1: FAILED"
+	fi
+}
+
+make -s unitcheck
+record unit $?
+
+# pg_regress suites in a throwaway cluster
+pg_virtualenv make -s installcheck
+rc=$?
+[ $rc -ne 0 ] && head -300 regression.diffs 2>/dev/null
+record regress $rc
+
+# the independent reader of docs/FORMAT.md against the extension
+if [ -f test/reference_check.py ]; then
+	pg_virtualenv /usr/bin/python3 test/reference_check.py
+	record reference $?
+fi
+
+echo "test suites: $suites_passed passed, $suites_failed failed"
+[ "$suites_failed" -eq 0 ]
