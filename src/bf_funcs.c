@@ -138,6 +138,12 @@ typedef struct BfCallCache
 	struct varlena *rawkey;		/* BF_CACHE_RAW key */
 	void	   *alloc;			/* holds vl, 64-byte aligned bits */
 	BfFilter	filter;
+
+	/* the last plain (uncompressed, in-line) filter argument */
+	struct varlena *plain_ptr;
+	uint32		plain_size;
+	uint8		plain_header[BLOOM_HEADER_SIZE];
+	BloomHeader plain_hdr;
 } BfCallCache;
 
 static BfCallCache *
@@ -154,14 +160,19 @@ static BfTypeInfo *
 get_typeinfo(FunctionCallInfo fcinfo, int argno, bool element)
 {
 	BfCallCache *cache = get_cache(fcinfo);
-	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
-	Oid			coll = PG_GET_COLLATION();
+	Oid			argtype;
+	Oid			coll;
 
+	/* a call site's argument type and collation never change */
+	if (cache->ti_valid)
+		return &cache->ti;
+
+	argtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	coll = PG_GET_COLLATION();
 	if (!OidIsValid(argtype))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("could not determine the type of the value to hash")));
-	if (!cache->ti_valid || cache->argtype != argtype || cache->collation != coll)
 	{
 		Oid			typid = argtype;
 
@@ -173,7 +184,6 @@ get_typeinfo(FunctionCallInfo fcinfo, int argno, bool element)
 						(errcode(ERRCODE_DATATYPE_MISMATCH),
 						 errmsg("argument is not an array")));
 		}
-		cache->ti_valid = false;
 		bf_typeinfo_init(&cache->ti, typid, coll, fcinfo->flinfo->fn_mcxt);
 		cache->argtype = argtype;
 		cache->collation = coll;
@@ -248,7 +258,34 @@ get_filter_cached(FunctionCallInfo fcinfo, int argno)
 		cache->kind = BF_CACHE_RAW;
 		return cache->filter;
 	}
-	/* plain in memory (or a short header): nothing worth caching */
+	/*
+	 * Plain in memory: no copy needed.  When the same datum comes again (a
+	 * scalar subquery's value), skip re-decoding a header whose bytes have
+	 * not changed; the check is on the bytes, so it cannot go stale.
+	 */
+	if (!VARATT_IS_EXTENDED(raw))
+	{
+		if (cache->plain_ptr == raw && VARSIZE(raw) == cache->plain_size &&
+			memcmp(VARDATA(raw), cache->plain_header, BLOOM_HEADER_SIZE) == 0)
+		{
+			BfFilter	f;
+
+			f.vl = raw;
+			f.hdr = cache->plain_hdr;
+			return f;
+		}
+		else
+		{
+			BfFilter	f = bf_fetch(PointerGetDatum(raw));
+
+			cache->plain_ptr = raw;
+			cache->plain_size = VARSIZE(raw);
+			memcpy(cache->plain_header, VARDATA(raw), BLOOM_HEADER_SIZE);
+			cache->plain_hdr = f.hdr;
+			return f;
+		}
+	}
+	/* a short header or an indirect pointer: small or rare, no caching */
 	return bf_fetch(PointerGetDatum(raw));
 }
 
