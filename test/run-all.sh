@@ -28,6 +28,10 @@ rc=$?
 [ $rc -ne 0 ] && head -300 regression.diffs 2>/dev/null
 record regress $rc
 
+# pg_dump / pg_restore of bloomfilter values
+pg_virtualenv bash test/pg_dump_check.sh
+record pg_dump $?
+
 # the independent reader of docs/FORMAT.md against the extension
 if [ -f test/reference_check.py ]; then
 	pg_virtualenv /usr/bin/python3 test/reference_check.py
