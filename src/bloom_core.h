@@ -201,6 +201,35 @@ extern uint64_t bloom_popcount(const uint8_t *bits, size_t nbytes);
 extern void bloom_or(uint8_t *dst, const uint8_t *src, size_t nbytes);
 extern void bloom_and(uint8_t *dst, const uint8_t *src, size_t nbytes);
 
+/*
+ * Estimates from the fill of the bit array (docs/FORMAT.md section 6).
+ * bloom_estimate_cardinality returns +Infinity when every bit is set.
+ */
+extern double bloom_estimate_cardinality(uint64_t bits_set, uint64_t nblocks, int k);
+extern uint64_t bloom_estimate_inserted(uint64_t bits_set, uint64_t nblocks, int k);
+extern double bloom_fill_fpr(const uint8_t *bits, uint64_t nblocks, int k,
+							 uint64_t *bits_set);
+
+/*
+ * Compatibility of two filters for union and intersection: the first
+ * header field in which they differ, in the order below.  A filter with
+ * no element family yet is compatible with any family.
+ */
+typedef enum BloomDiff
+{
+	BLOOM_SAME = 0,
+	BLOOM_DIFF_NBLOCKS,
+	BLOOM_DIFF_NHASHES,
+	BLOOM_DIFF_SEED,
+	BLOOM_DIFF_LAYOUT,
+	BLOOM_DIFF_HASHFN,
+	BLOOM_DIFF_VERSION,
+	BLOOM_DIFF_FAMILY
+} BloomDiff;
+
+extern BloomDiff bloom_compare_params(const BloomHeader *a, const BloomHeader *b);
+extern void bloom_adopt_family(BloomHeader *dst, const BloomHeader *src);
+
 /* base64 (RFC 4648, padded) for the text form */
 extern size_t bloom_base64_encoded_len(size_t n);
 extern size_t bloom_base64_encode(const uint8_t *src, size_t n, char *dst);
