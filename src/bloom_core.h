@@ -170,6 +170,22 @@ bloom_set_hash(uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
 	return changed != 0;
 }
 
+/*
+ * Ask the CPU to fetch the block of hash h ahead of bloom_set_hash or
+ * bloom_test_hash: callers that batch hashes overlap the cache misses.
+ */
+static inline void
+bloom_prefetch_hash(const uint8_t *bits, uint64_t nblocks, uint64_t h)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES, 1, 3);
+#else
+	(void) bits;
+	(void) nblocks;
+	(void) h;
+#endif
+}
+
 /* true = probably added; false = definitely not */
 static inline bool
 bloom_test_hash(const uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
