@@ -24,12 +24,19 @@
 #include "bloomfilter.h"
 
 #include <math.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "catalog/pg_type.h"
 #include "nodes/execnodes.h"
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
+
+/* the integer fast path below inlines XXH3 for its constant 8-byte input */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 /*
  * Most distinct values the auto-sized bf_agg keeps: 2^24, i.e. 128 MiB of
@@ -124,24 +131,72 @@ agg_typeinfo(FunctionCallInfo fcinfo)
 	return &cache->ti;
 }
 
+/*
+ * bf_hash_datum for the hot case of integers, with XXH3 inlined for its
+ * 8-byte input (docs/FORMAT.md section 3: int64, little-endian).
+ */
+static inline uint64
+agg_hash(BfTypeInfo *ti, Datum value, int64 seed)
+{
+	if (ti->family == BF_FAMILY_INTEGER)
+	{
+		int64		v;
+		uint8		buf[8];
+
+		if (ti->typid == INT8OID)
+			v = DatumGetInt64(value);
+		else if (ti->typid == INT4OID)
+			v = DatumGetInt32(value);
+		else
+			v = DatumGetInt16(value);
+		bloom_store_u64(buf, (uint64) v);
+		return XXH3_64bits_withSeed(buf, 8, (XXH64_hash_t) seed);
+	}
+	return bf_hash_datum(ti, value, seed);
+}
+
 /* ---- filter states ---- */
+
+/*
+ * Filters from this size on get their bits on transparent huge pages where
+ * the kernel offers them (madvise mode): every row touches a random block,
+ * and with 4 KiB pages a filter past the TLB's reach (a few MiB) costs a
+ * page walk per row on top of the cache miss.
+ */
+#define BF_HUGE_PAGE		((size_t) 2 * 1024 * 1024)
+#define BF_HUGE_MIN_SIZE	(2 * BF_HUGE_PAGE)
 
 static BfAggFilter *
 filter_state_new(MemoryContext cxt, const BloomHeader *hdr, const uint8 *payload)
 {
 	BfAggFilter *st = MemoryContextAllocZero(cxt, sizeof(BfAggFilter));
 	size_t		size = bloom_total_size(hdr->nblocks);
+	size_t		bitsize = size - BLOOM_HEADER_SIZE;
+	size_t		align = BLOOM_BLOCK_BYTES;
 	uint8	   *alloc;
+	uint8	   *bits;
 
 	st->hdr = *hdr;
-	alloc = MemoryContextAllocExtended(cxt, size + BLOOM_BLOCK_BYTES,
-									   MCXT_ALLOC_HUGE | (payload ? 0 : MCXT_ALLOC_ZERO));
-	/* one block = one cache line: align the bits (after the header) to 64 */
-	st->payload = alloc + ((uintptr_t) (-(intptr_t) ((uintptr_t) alloc + BLOOM_HEADER_SIZE)) & 63);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	if (bitsize >= BF_HUGE_MIN_SIZE)
+		align = BF_HUGE_PAGE;
+#endif
+	/* not zeroed here: the pages must not be touched before madvise */
+	alloc = MemoryContextAllocExtended(cxt, size + align, MCXT_ALLOC_HUGE);
+	/* one block = one cache line: align the bits (after the header) */
+	bits = (uint8 *) TYPEALIGN(align, alloc + BLOOM_HEADER_SIZE);
+	st->payload = bits - BLOOM_HEADER_SIZE;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	if (align == BF_HUGE_PAGE)
+		(void) madvise(bits, TYPEALIGN_DOWN(BF_HUGE_PAGE, bitsize), MADV_HUGEPAGE);
+#endif
 	if (payload)
 		memcpy(st->payload, payload, size);
 	else
+	{
+		memset(st->payload, 0, size);
 		bloom_header_write(st->payload, hdr);
+	}
 	return st;
 }
 
@@ -289,7 +344,7 @@ bf_agg_sized_trans(PG_FUNCTION_ARGS)
 			bf_check_family(&st->hdr, st->payload, ti, true);
 			st->family_ok = true;
 		}
-		h = bf_hash_datum(ti, value, st->hdr.seed);
+		h = agg_hash(ti, value, st->hdr.seed);
 		bloom_prefetch_hash(st->payload + BLOOM_HEADER_SIZE, st->hdr.nblocks, h);
 		st->pending[st->npending++] = h;
 		if (st->npending == BF_AGG_BATCH)
@@ -631,7 +686,7 @@ bf_agg_auto_trans(PG_FUNCTION_ARGS)
 	if (st->nused == st->cap)
 		hashes_reserve(st, 1);
 	/* seed 0: the seed of the filter the final function builds */
-	st->h[st->nused++] = bf_hash_datum(ti, value, 0);
+	st->h[st->nused++] = agg_hash(ti, value, 0);
 	PG_RETURN_POINTER(st);
 }
 
