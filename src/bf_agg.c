@@ -567,6 +567,60 @@ hashes_new(MemoryContext cxt, double fpr, size_t cap)
 	return st;
 }
 
+/*
+ * Sort 64-bit hashes in place: MSD radix sort on one byte at a time
+ * (American flag sort), which suits uniformly distributed keys, down to
+ * buckets small enough for the comparison sort.
+ */
+static void
+radix_sort_uint64(uint64 *a, size_t n, int shift)
+{
+	size_t		count[256];
+	size_t		next[256];
+	size_t		end[256];
+	size_t		pos = 0;
+
+	if (n <= 64 || shift < 0)
+	{
+		bf_sort_uint64(a, n);
+		return;
+	}
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++)
+		count[(a[i] >> shift) & 0xFF]++;
+	for (int b = 0; b < 256; b++)
+	{
+		next[b] = pos;
+		pos += count[b];
+		end[b] = pos;
+	}
+	/* move every key to its bucket by following cycles */
+	for (int b = 0; b < 256; b++)
+	{
+		while (next[b] < end[b])
+		{
+			uint64		v = a[next[b]];
+			int			d = (int) ((v >> shift) & 0xFF);
+
+			while (d != b)
+			{
+				uint64		t = a[next[d]];
+
+				a[next[d]++] = v;
+				v = t;
+				d = (int) ((v >> shift) & 0xFF);
+			}
+			a[next[b]++] = v;
+		}
+	}
+	pos = 0;
+	for (int b = 0; b < 256; b++)
+	{
+		radix_sort_uint64(a + pos, count[b], shift - 8);
+		pos += count[b];
+	}
+}
+
 /* sort and deduplicate everything; the set is unchanged */
 static void
 hashes_compact(BfAggHashes *st)
@@ -575,7 +629,7 @@ hashes_compact(BfAggHashes *st)
 
 	if (st->nused == st->nsorted)
 		return;
-	bf_sort_uint64(st->h, st->nused);
+	radix_sort_uint64(st->h, st->nused, 56);
 	out = 0;
 	for (size_t i = 0; i < st->nused; i++)
 	{
