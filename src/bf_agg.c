@@ -66,6 +66,7 @@ typedef struct BfAggFilter
 	BloomHeader hdr;			/* authoritative; written to payload on output */
 	uint8	   *payload;		/* FORMAT.md bytes; bits 64-byte aligned */
 	bool		family_ok;		/* hdr has the family of the input type */
+	bool		borrowed;		/* payload points into a serialized state */
 	int			npending;
 	uint64		pending[BF_AGG_BATCH];
 } BfAggFilter;
@@ -245,7 +246,8 @@ filter_state_combine(FunctionCallInfo fcinfo, bool intersect, const char *fname)
 	if (s1 == NULL)
 	{
 		/* s2 may live in a short-lived context: copy */
-		bloom_header_write(s2->payload, &s2->hdr);
+		if (!s2->borrowed)
+			bloom_header_write(s2->payload, &s2->hdr);
 		PG_RETURN_POINTER(filter_state_new(aggcxt, &s2->hdr, s2->payload));
 	}
 	bf_combine(&s1->hdr, s1->payload + BLOOM_HEADER_SIZE,
@@ -279,6 +281,7 @@ bf_agg_filter_deserialize(PG_FUNCTION_ARGS)
 	bytea	   *in;
 	BloomHeader hdr;
 	BloomError	err;
+	BfAggFilter *st;
 
 	(void) agg_context(fcinfo, "bf_agg_filter_deserialize");
 	in = PG_GETARG_BYTEA_PP(0);
@@ -288,8 +291,16 @@ bf_agg_filter_deserialize(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("invalid bloomfilter aggregate state"),
 				 errdetail_internal("%s", bloom_error_message(err))));
-	PG_RETURN_POINTER(filter_state_new(CurrentMemoryContext, &hdr,
-									   (const uint8 *) VARDATA_ANY(in)));
+	/*
+	 * No copy: the state only lives for the combine call that follows, as
+	 * long as the serialized value, and the combine function copies it or
+	 * only reads it.  Large filters would otherwise be copied twice.
+	 */
+	st = palloc0(sizeof(BfAggFilter));
+	st->hdr = hdr;
+	st->payload = (uint8 *) VARDATA_ANY(in);
+	st->borrowed = true;
+	PG_RETURN_POINTER(st);
 }
 
 /* ---- bf_agg(value, capacity, fpr) ---- */

@@ -435,17 +435,42 @@ bloom_popcount(const uint8_t *bits, size_t nbytes)
 	return count;
 }
 
+/* word at a time: filters are whole 64-byte blocks, so nbytes % 8 == 0 */
 void
 bloom_or(uint8_t *dst, const uint8_t *src, size_t nbytes)
 {
-	for (size_t i = 0; i < nbytes; i++)
+	size_t		i = 0;
+
+	for (; i + 8 <= nbytes; i += 8)
+	{
+		uint64_t	a,
+					b;
+
+		memcpy(&a, dst + i, 8);
+		memcpy(&b, src + i, 8);
+		a |= b;
+		memcpy(dst + i, &a, 8);
+	}
+	for (; i < nbytes; i++)
 		dst[i] |= src[i];
 }
 
 void
 bloom_and(uint8_t *dst, const uint8_t *src, size_t nbytes)
 {
-	for (size_t i = 0; i < nbytes; i++)
+	size_t		i = 0;
+
+	for (; i + 8 <= nbytes; i += 8)
+	{
+		uint64_t	a,
+					b;
+
+		memcpy(&a, dst + i, 8);
+		memcpy(&b, src + i, 8);
+		a &= b;
+		memcpy(dst + i, &a, 8);
+	}
+	for (; i < nbytes; i++)
 		dst[i] &= src[i];
 }
 
