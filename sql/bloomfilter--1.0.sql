@@ -147,3 +147,214 @@ CREATE OPERATOR || (
 	LEFTARG = bloomfilter, RIGHTARG = text,
 	FUNCTION = bf_add
 );
+
+-- ====================================================================
+-- Aggregates, set algebra and introspection
+--
+-- Union and intersection need identical nbits, nhashes, seed, layout,
+-- hash function, format version and element family (an empty filter
+-- takes any family); otherwise they raise an error naming the first
+-- difference.  docs/API-aggregates.md describes the functions and
+-- docs/FORMAT.md section 6 the estimates.
+-- ====================================================================
+
+--
+-- Set algebra
+--
+CREATE FUNCTION bf_union(bloomfilter, bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_union(bloomfilter, bloomfilter) IS
+	'bitwise OR: contains everything either filter contains (capacity and target rate of the first)';
+
+CREATE FUNCTION bf_intersect(bloomfilter, bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_intersect(bloomfilter, bloomfilter) IS
+	'bitwise AND: may contain what both may contain; its cardinality estimate is biased upwards';
+
+-- No COMMUTATOR: the result keeps the capacity and target rate of the left
+-- operand, so a | b and b | a can differ in those header fields.
+CREATE OPERATOR | (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bf_union
+);
+CREATE OPERATOR & (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bf_intersect
+);
+
+--
+-- Equality: same parameters and same bits; the inserted counter does not
+-- take part (two filters with the same bits answer every lookup alike).
+--
+CREATE FUNCTION bloomfilter_eq(bloomfilter, bloomfilter) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloomfilter_ne(bloomfilter, bloomfilter) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloomfilter_eq(bloomfilter, bloomfilter) IS
+	'same parameters and same bits (the inserted counter is ignored)';
+COMMENT ON FUNCTION bloomfilter_ne(bloomfilter, bloomfilter) IS
+	'not bloomfilter_eq';
+
+CREATE OPERATOR = (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bloomfilter_eq,
+	COMMUTATOR = =, NEGATOR = <>,
+	RESTRICT = eqsel, JOIN = eqjoinsel
+);
+CREATE OPERATOR <> (
+	LEFTARG = bloomfilter, RIGHTARG = bloomfilter,
+	FUNCTION = bloomfilter_ne,
+	COMMUTATOR = <>, NEGATOR = =,
+	RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+--
+-- Introspection
+--
+CREATE FUNCTION bf_cardinality(bloomfilter) RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_cardinality(bloomfilter) IS
+	'estimated number of distinct values added, from the fraction of bits set (Infinity when all are set)';
+
+CREATE FUNCTION bf_fpr(bloomfilter) RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_fpr(bloomfilter) IS
+	'estimated false-positive rate of a lookup now, from the fill of each block';
+
+CREATE FUNCTION bf_saturated(bloomfilter) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_saturated(bloomfilter) IS
+	'true once bf_fpr exceeds the target rate (filters without a target: once over half the bits are set)';
+
+-- STABLE, not IMMUTABLE: element_type names the type of a non-portable
+-- filter, which consults the catalogs (as bloomfilter_out does).
+CREATE FUNCTION bf_info(bloomfilter,
+						OUT layout text, OUT nbits bigint, OUT nhashes int,
+						OUT seed bigint, OUT bytes bigint, OUT capacity bigint,
+						OUT target_fpr float8, OUT inserted bigint,
+						OUT bits_set bigint, OUT fill_ratio float8,
+						OUT estimated_cardinality float8, OUT estimated_fpr float8,
+						OUT saturated bool, OUT element_type text, OUT portable bool)
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_info(bloomfilter) IS
+	'parameters, fill and estimates of a filter in one row';
+
+--
+-- Aggregate support.  The transition states are `internal`; none of these
+-- functions can be called from SQL directly.
+--
+
+-- serialize/deserialize of the states that are a filter (bf_agg with a
+-- capacity, bf_union_agg, bf_intersect_agg): the FORMAT.md bytes
+CREATE FUNCTION bf_agg_filter_serialize(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bf_agg_filter_deserialize(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Not STRICT: the state is created on the first row even if its value is
+-- NULL, so that an all-NULL input still gives a filter of the size asked.
+CREATE FUNCTION bf_agg_sized_trans(internal, anyelement, bigint, float8) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- Not STRICT: zero rows (NULL state) give an empty filter of the size asked.
+CREATE FUNCTION bf_agg_sized_final(internal) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- Not STRICT: a combine function of an internal state must handle NULLs.
+CREATE FUNCTION bf_agg_sized_combine(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE AGGREGATE bf_agg(anyelement, capacity bigint, fpr float8) (
+	SFUNC = bf_agg_sized_trans,
+	STYPE = internal,
+	FINALFUNC = bf_agg_sized_final,
+	COMBINEFUNC = bf_agg_sized_combine,
+	SERIALFUNC = bf_agg_filter_serialize,
+	DESERIALFUNC = bf_agg_filter_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bf_agg(anyelement, bigint, float8) IS
+	'filter of the given capacity and false-positive rate holding every non-NULL value';
+
+-- Not STRICT: the state is internal; NULL values are skipped.
+CREATE FUNCTION bf_agg_auto_trans(internal, anyelement) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- Not STRICT: as above.
+CREATE FUNCTION bf_agg_auto_trans(internal, anyelement, float8) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- Not STRICT: zero rows (NULL state) give NULL.
+CREATE FUNCTION bf_agg_auto_final(internal) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- Not STRICT: a combine function of an internal state must handle NULLs.
+CREATE FUNCTION bf_agg_auto_combine(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION bf_agg_auto_serialize(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bf_agg_auto_deserialize(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE bf_agg(anyelement) (
+	SFUNC = bf_agg_auto_trans,
+	STYPE = internal,
+	FINALFUNC = bf_agg_auto_final,
+	COMBINEFUNC = bf_agg_auto_combine,
+	SERIALFUNC = bf_agg_auto_serialize,
+	DESERIALFUNC = bf_agg_auto_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bf_agg(anyelement) IS
+	'filter sized for the distinct non-NULL values seen, at a false-positive rate of 0.01';
+
+CREATE AGGREGATE bf_agg(anyelement, fpr float8) (
+	SFUNC = bf_agg_auto_trans,
+	STYPE = internal,
+	FINALFUNC = bf_agg_auto_final,
+	COMBINEFUNC = bf_agg_auto_combine,
+	SERIALFUNC = bf_agg_auto_serialize,
+	DESERIALFUNC = bf_agg_auto_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bf_agg(anyelement, float8) IS
+	'filter sized for the distinct non-NULL values seen, at the given false-positive rate';
+
+-- Not STRICT: the state is internal; NULL filters are skipped.
+CREATE FUNCTION bf_union_agg_trans(internal, bloomfilter) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- Not STRICT: no non-NULL input (NULL state) gives NULL.
+CREATE FUNCTION bf_union_agg_final(internal) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- Not STRICT: a combine function of an internal state must handle NULLs.
+CREATE FUNCTION bf_union_agg_combine(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE AGGREGATE bf_union_agg(bloomfilter) (
+	SFUNC = bf_union_agg_trans,
+	STYPE = internal,
+	FINALFUNC = bf_union_agg_final,
+	COMBINEFUNC = bf_union_agg_combine,
+	SERIALFUNC = bf_agg_filter_serialize,
+	DESERIALFUNC = bf_agg_filter_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bf_union_agg(bloomfilter) IS
+	'union (bitwise OR) of the non-NULL filters';
+
+-- Not STRICT: the state is internal; NULL filters are skipped.
+CREATE FUNCTION bf_intersect_agg_trans(internal, bloomfilter) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- Not STRICT: no non-NULL input (NULL state) gives NULL.
+CREATE FUNCTION bf_intersect_agg_final(internal) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+-- Not STRICT: a combine function of an internal state must handle NULLs.
+CREATE FUNCTION bf_intersect_agg_combine(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE AGGREGATE bf_intersect_agg(bloomfilter) (
+	SFUNC = bf_intersect_agg_trans,
+	STYPE = internal,
+	FINALFUNC = bf_intersect_agg_final,
+	COMBINEFUNC = bf_intersect_agg_combine,
+	SERIALFUNC = bf_agg_filter_serialize,
+	DESERIALFUNC = bf_agg_filter_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE bf_intersect_agg(bloomfilter) IS
+	'intersection (bitwise AND) of the non-NULL filters';

@@ -435,18 +435,158 @@ bloom_popcount(const uint8_t *bits, size_t nbytes)
 	return count;
 }
 
+/* word at a time: filters are whole 64-byte blocks, so nbytes % 8 == 0 */
 void
 bloom_or(uint8_t *dst, const uint8_t *src, size_t nbytes)
 {
-	for (size_t i = 0; i < nbytes; i++)
+	size_t		i = 0;
+
+	for (; i + 8 <= nbytes; i += 8)
+	{
+		uint64_t	a,
+					b;
+
+		memcpy(&a, dst + i, 8);
+		memcpy(&b, src + i, 8);
+		a |= b;
+		memcpy(dst + i, &a, 8);
+	}
+	for (; i < nbytes; i++)
 		dst[i] |= src[i];
 }
 
 void
 bloom_and(uint8_t *dst, const uint8_t *src, size_t nbytes)
 {
-	for (size_t i = 0; i < nbytes; i++)
+	size_t		i = 0;
+
+	for (; i + 8 <= nbytes; i += 8)
+	{
+		uint64_t	a,
+					b;
+
+		memcpy(&a, dst + i, 8);
+		memcpy(&b, src + i, 8);
+		a &= b;
+		memcpy(dst + i, &a, 8);
+	}
+	for (; i < nbytes; i++)
 		dst[i] &= src[i];
+}
+
+/* ---- estimates from the fill (docs/FORMAT.md section 6) ---- */
+
+/*
+ * Probability that one element sets a given bit of the filter: it lands in
+ * the bit's block with probability 1/nblocks and then misses the bit with
+ * probability (1 - 1/512)^k, so it hits it with (1 - (1 - 1/512)^k) / nblocks.
+ */
+static double
+bit_hit_probability(uint64_t nblocks, int k)
+{
+	double		hit_in_block = -expm1((double) k * log1p(-1.0 / BLOOM_BLOCK_BITS));
+
+	return hit_in_block / (double) nblocks;
+}
+
+/*
+ * Invert E[bits set] = m (1 - (1 - p)^n), p = bit_hit_probability: the
+ * exact expectation for n distinct elements in the blocked layout.
+ */
+double
+bloom_estimate_cardinality(uint64_t bits_set, uint64_t nblocks, int k)
+{
+	double		m = (double) nblocks * BLOOM_BLOCK_BITS;
+
+	if (bits_set == 0)
+		return 0.0;
+	if ((double) bits_set >= m)
+		return INFINITY;
+	return log1p(-(double) bits_set / m) / log1p(-bit_hit_probability(nblocks, k));
+}
+
+/*
+ * The estimate as a count for the "inserted" header field of computed
+ * filters: rounded, and finite even when every bit is set (then it is the
+ * estimate for all bits but half of one set, the largest count the fill
+ * can still tell apart).
+ */
+uint64_t
+bloom_estimate_inserted(uint64_t bits_set, uint64_t nblocks, int k)
+{
+	double		m = (double) nblocks * BLOOM_BLOCK_BITS;
+	double		x = (double) bits_set;
+	double		n;
+
+	if (bits_set == 0)
+		return 0;
+	if (x > m - 0.5)
+		x = m - 0.5;
+	n = log1p(-x / m) / log1p(-bit_hit_probability(nblocks, k));
+	return (uint64_t) llround(n);
+}
+
+/*
+ * False-positive rate of the filter as it is: a non-member picks a block
+ * uniformly and k positions in it independently, so with c_b bits set in
+ * block b it passes with probability (c_b / 512)^k.  The rate is the mean
+ * of that over the blocks.  Also returns the total number of bits set.
+ */
+double
+bloom_fill_fpr(const uint8_t *bits, uint64_t nblocks, int k, uint64_t *bits_set)
+{
+	double		pw[BLOOM_BLOCK_BITS + 1];
+	double		sum = 0.0;
+	uint64_t	total = 0;
+
+	for (int c = 0; c <= BLOOM_BLOCK_BITS; c++)
+		pw[c] = pow((double) c / BLOOM_BLOCK_BITS, k);
+	for (uint64_t b = 0; b < nblocks; b++)
+	{
+		uint64_t	c = bloom_popcount(bits + b * BLOOM_BLOCK_BYTES, BLOOM_BLOCK_BYTES);
+
+		total += c;
+		sum += pw[c];
+	}
+	if (bits_set)
+		*bits_set = total;
+	return sum / (double) nblocks;
+}
+
+/* ---- compatibility for set algebra ---- */
+
+BloomDiff
+bloom_compare_params(const BloomHeader *a, const BloomHeader *b)
+{
+	if (a->nblocks != b->nblocks)
+		return BLOOM_DIFF_NBLOCKS;
+	if (a->nhashes != b->nhashes)
+		return BLOOM_DIFF_NHASHES;
+	if (a->seed != b->seed)
+		return BLOOM_DIFF_SEED;
+	if (a->layout != b->layout)
+		return BLOOM_DIFF_LAYOUT;
+	if (a->hashfn != b->hashfn)
+		return BLOOM_DIFF_HASHFN;
+	if (a->version != b->version)
+		return BLOOM_DIFF_VERSION;
+	/* an empty filter (family 0) takes any family */
+	if (a->family != BF_FAMILY_NONE && b->family != BF_FAMILY_NONE &&
+		(a->family != b->family || a->detail != b->detail))
+		return BLOOM_DIFF_FAMILY;
+	return BLOOM_SAME;
+}
+
+/* after a compatible combine: an empty dst takes src's family */
+void
+bloom_adopt_family(BloomHeader *dst, const BloomHeader *src)
+{
+	if (dst->family == BF_FAMILY_NONE && src->family != BF_FAMILY_NONE)
+	{
+		dst->family = src->family;
+		dst->detail = src->detail;
+		dst->flags = src->flags;
+	}
 }
 
 /* ---- base64 ---- */

@@ -170,12 +170,15 @@ bloom_set_hash(uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
 	return changed != 0;
 }
 
-/* start loading the block of hash h into the cache (a hint only) */
+/*
+ * Ask the CPU to fetch the block of hash h ahead of bloom_set_hash or
+ * bloom_test_hash: callers that batch hashes overlap the cache misses.
+ */
 static inline void
 bloom_prefetch_hash(const uint8_t *bits, uint64_t nblocks, uint64_t h)
 {
 #if defined(__GNUC__) || defined(__clang__)
-	__builtin_prefetch(bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES, 1);
+	__builtin_prefetch(bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES, 1, 3);
 #else
 	(void) bits;
 	(void) nblocks;
@@ -213,6 +216,35 @@ extern bool bloom_size_for(double capacity, double fpr,
 extern uint64_t bloom_popcount(const uint8_t *bits, size_t nbytes);
 extern void bloom_or(uint8_t *dst, const uint8_t *src, size_t nbytes);
 extern void bloom_and(uint8_t *dst, const uint8_t *src, size_t nbytes);
+
+/*
+ * Estimates from the fill of the bit array (docs/FORMAT.md section 6).
+ * bloom_estimate_cardinality returns +Infinity when every bit is set.
+ */
+extern double bloom_estimate_cardinality(uint64_t bits_set, uint64_t nblocks, int k);
+extern uint64_t bloom_estimate_inserted(uint64_t bits_set, uint64_t nblocks, int k);
+extern double bloom_fill_fpr(const uint8_t *bits, uint64_t nblocks, int k,
+							 uint64_t *bits_set);
+
+/*
+ * Compatibility of two filters for union and intersection: the first
+ * header field in which they differ, in the order below.  A filter with
+ * no element family yet is compatible with any family.
+ */
+typedef enum BloomDiff
+{
+	BLOOM_SAME = 0,
+	BLOOM_DIFF_NBLOCKS,
+	BLOOM_DIFF_NHASHES,
+	BLOOM_DIFF_SEED,
+	BLOOM_DIFF_LAYOUT,
+	BLOOM_DIFF_HASHFN,
+	BLOOM_DIFF_VERSION,
+	BLOOM_DIFF_FAMILY
+} BloomDiff;
+
+extern BloomDiff bloom_compare_params(const BloomHeader *a, const BloomHeader *b);
+extern void bloom_adopt_family(BloomHeader *dst, const BloomHeader *src);
 
 /* base64 (RFC 4648, padded) for the text form */
 extern size_t bloom_base64_encoded_len(size_t n);

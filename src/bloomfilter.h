@@ -72,5 +72,14 @@ extern BfFilter bf_fetch(Datum d);
 extern struct varlena *bf_new(uint64 nblocks, int nhashes, int64 seed,
 							  int64 capacity, double fpr);
 extern void bf_report_error(BloomError err, int sqlstate);
+extern void bf_size_or_error(int64 capacity, double fpr, uint64 *nblocks,
+							 int *nhashes);
+
+/* bf_ops.c */
+extern void bf_check_compatible(const BloomHeader *a, const BloomHeader *b);
+extern void bf_combine(BloomHeader *dst, uint8 *dstbits,
+					   const BloomHeader *src, const uint8 *srcbits,
+					   bool intersect);
+extern void bf_finish_combined(BloomHeader *hdr, uint8 *payload, bool intersect);
 
 #endif							/* BLOOMFILTER_H */

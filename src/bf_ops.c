@@ -1,0 +1,299 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_ops.c
+ *	  Set algebra (bf_union / |, bf_intersect / &), equality (= / <>) and
+ *	  introspection (bf_cardinality, bf_fpr, bf_saturated, bf_info) for
+ *	  the bloomfilter type.  The arithmetic lives in bloom_core.c; this
+ *	  file is the fmgr glue and the error reporting.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bloomfilter.h"
+
+#include <math.h>
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+/*
+ * Error out, naming the first differing parameter, unless the two filters
+ * can be combined bit by bit.
+ */
+void
+bf_check_compatible(const BloomHeader *a, const BloomHeader *b)
+{
+	const char *field;
+	unsigned long long va,
+				vb;
+
+	switch (bloom_compare_params(a, b))
+	{
+		case BLOOM_SAME:
+			return;
+		case BLOOM_DIFF_NBLOCKS:
+			field = "nbits";
+			va = a->nblocks * BLOOM_BLOCK_BITS;
+			vb = b->nblocks * BLOOM_BLOCK_BITS;
+			break;
+		case BLOOM_DIFF_NHASHES:
+			field = "nhashes";
+			va = a->nhashes;
+			vb = b->nhashes;
+			break;
+		case BLOOM_DIFF_SEED:
+			/* seeds are signed bigints in SQL */
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot combine bloomfilters with different parameters"),
+					 errdetail("The first filter has seed " INT64_FORMAT ", the second has seed " INT64_FORMAT ".",
+							   a->seed, b->seed),
+					 errhint("Only filters with the same nbits, nhashes and seed can be combined; build them with the same bf_create arguments.")));
+			return;
+		case BLOOM_DIFF_LAYOUT:
+			field = "layout";
+			va = a->layout;
+			vb = b->layout;
+			break;
+		case BLOOM_DIFF_HASHFN:
+			field = "hash function";
+			va = a->hashfn;
+			vb = b->hashfn;
+			break;
+		case BLOOM_DIFF_VERSION:
+			field = "format version";
+			va = a->version;
+			vb = b->version;
+			break;
+		case BLOOM_DIFF_FAMILY:
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cannot combine bloomfilters of different element families"),
+					 errdetail("The first filter holds values of family %s, the second of family %s.",
+							   bf_family_text(a->family, a->detail),
+							   bf_family_text(b->family, b->detail)),
+					 errhint("Values of different families hash differently, so the combined filter would give false negatives.")));
+			return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cannot combine bloomfilters with different parameters"),
+			 errdetail("The first filter has %s %llu, the second has %s %llu.",
+					   field, va, field, vb),
+			 errhint("Only filters with the same nbits, nhashes and seed can be combined; build them with the same bf_create arguments.")));
+}
+
+/*
+ * dst := dst OR src (or AND).  dst keeps its capacity and target rate; an
+ * empty dst takes src's family.  For an intersection the inserted counter
+ * carries the smallest of the inputs' until bf_finish_combined.
+ */
+void
+bf_combine(BloomHeader *dst, uint8 *dstbits, const BloomHeader *src,
+		   const uint8 *srcbits, bool intersect)
+{
+	size_t		nbytes;
+
+	bf_check_compatible(dst, src);
+	nbytes = dst->nblocks * BLOOM_BLOCK_BYTES;
+	if (intersect)
+	{
+		bloom_and(dstbits, srcbits, nbytes);
+		if (src->inserted < dst->inserted)
+			dst->inserted = src->inserted;
+	}
+	else
+		bloom_or(dstbits, srcbits, nbytes);
+	bloom_adopt_family(dst, src);
+}
+
+/*
+ * Set the inserted counter of a computed filter from its bits (the rounded
+ * cardinality estimate; for an intersection at most the smallest input's
+ * count) and write the header.  The result depends only on the bits and
+ * the inputs' counts, not on the order of combining, so parallel and
+ * serial aggregation produce identical bytes.
+ */
+void
+bf_finish_combined(BloomHeader *hdr, uint8 *payload, bool intersect)
+{
+	uint64		bits_set = bloom_popcount(payload + BLOOM_HEADER_SIZE,
+										  hdr->nblocks * BLOOM_BLOCK_BYTES);
+	uint64		est = bloom_estimate_inserted(bits_set, hdr->nblocks, hdr->nhashes);
+
+	if (hdr->family == BF_FAMILY_NONE)
+		hdr->inserted = 0;		/* the format requires it */
+	else if (intersect)
+		hdr->inserted = Min(est, hdr->inserted);
+	else
+		hdr->inserted = est;
+	bloom_header_write(payload, hdr);
+}
+
+static Datum
+combine_two(FunctionCallInfo fcinfo, bool intersect)
+{
+	struct varlena *a = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
+	BfFilter	b = bf_fetch(PG_GETARG_DATUM(1));
+	BloomHeader hdr;
+
+	bf_read_header(a, &hdr);
+	bf_combine(&hdr, BF_BITS(a), &b.hdr, BF_BITS(b.vl), intersect);
+	bf_finish_combined(&hdr, BF_PAYLOAD(a), intersect);
+	PG_RETURN_POINTER(a);
+}
+
+PG_FUNCTION_INFO_V1(bf_union);
+Datum
+bf_union(PG_FUNCTION_ARGS)
+{
+	return combine_two(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(bf_intersect);
+Datum
+bf_intersect(PG_FUNCTION_ARGS)
+{
+	return combine_two(fcinfo, true);
+}
+
+/*
+ * Equality: the same bytes except the inserted counter, which records
+ * history (how many adds changed a bit) rather than what the filter
+ * answers.  Capacity and target rate take part, since bf_saturated and
+ * bf_info depend on them.
+ */
+static bool
+filters_equal(Datum da, Datum db)
+{
+	BfFilter	a = bf_fetch(da);
+	BfFilter	b = bf_fetch(db);
+	size_t		len = BF_PAYLOAD_LEN(a.vl);
+	const uint8 *pa = BF_PAYLOAD(a.vl);
+	const uint8 *pb = BF_PAYLOAD(b.vl);
+
+	if (len != BF_PAYLOAD_LEN(b.vl))
+		return false;
+	return memcmp(pa, pb, BLOOM_INSERTED_OFFSET) == 0 &&
+		memcmp(pa + BLOOM_INSERTED_OFFSET + 8, pb + BLOOM_INSERTED_OFFSET + 8,
+			   len - BLOOM_INSERTED_OFFSET - 8) == 0;
+}
+
+PG_FUNCTION_INFO_V1(bloomfilter_eq);
+Datum
+bloomfilter_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(filters_equal(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)));
+}
+
+PG_FUNCTION_INFO_V1(bloomfilter_ne);
+Datum
+bloomfilter_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!filters_equal(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)));
+}
+
+/* ---- introspection ---- */
+
+typedef struct BfFill
+{
+	uint64		bits_set;
+	double		cardinality;
+	double		fpr;
+	bool		saturated;
+} BfFill;
+
+/*
+ * Saturated: the estimated rate exceeds the target recorded in the header.
+ * A filter sized explicitly (bf_create_sized: no target) is saturated once
+ * more than half of its bits are set, the fill at which a filter with the
+ * best k for its load stops gaining from more bits per element.
+ */
+static BfFill
+fill_of(const BfFilter *f)
+{
+	BfFill		r;
+	double		nbits = (double) f->hdr.nblocks * BLOOM_BLOCK_BITS;
+
+	r.fpr = bloom_fill_fpr(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, &r.bits_set);
+	r.cardinality = bloom_estimate_cardinality(r.bits_set, f->hdr.nblocks, f->hdr.nhashes);
+	if (f->hdr.fpr > 0.0)
+		r.saturated = r.fpr > f->hdr.fpr;
+	else
+		r.saturated = (double) r.bits_set > nbits / 2.0;
+	return r;
+}
+
+PG_FUNCTION_INFO_V1(bf_cardinality);
+Datum
+bf_cardinality(PG_FUNCTION_ARGS)
+{
+	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
+	uint64		bits_set = bloom_popcount(BF_BITS(f.vl), f.hdr.nblocks * BLOOM_BLOCK_BYTES);
+
+	PG_RETURN_FLOAT8(bloom_estimate_cardinality(bits_set, f.hdr.nblocks, f.hdr.nhashes));
+}
+
+PG_FUNCTION_INFO_V1(bf_fpr);
+Datum
+bf_fpr(PG_FUNCTION_ARGS)
+{
+	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
+
+	PG_RETURN_FLOAT8(bloom_fill_fpr(BF_BITS(f.vl), f.hdr.nblocks, f.hdr.nhashes, NULL));
+}
+
+PG_FUNCTION_INFO_V1(bf_saturated);
+Datum
+bf_saturated(PG_FUNCTION_ARGS)
+{
+	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
+
+	PG_RETURN_BOOL(fill_of(&f).saturated);
+}
+
+#define BF_INFO_NATTS 15
+
+PG_FUNCTION_INFO_V1(bf_info);
+Datum
+bf_info(PG_FUNCTION_ARGS)
+{
+	Datum		raw = PG_GETARG_DATUM(0);
+	BfFilter	f = bf_fetch(raw);
+	BfFill		fill = fill_of(&f);
+	double		nbits = (double) f.hdr.nblocks * BLOOM_BLOCK_BITS;
+	TupleDesc	tupdesc;
+	Datum		values[BF_INFO_NATTS];
+	bool		nulls[BF_INFO_NATTS];
+	int			i = 0;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	memset(nulls, 0, sizeof(nulls));
+
+	values[i++] = CStringGetTextDatum("blocked");
+	values[i++] = Int64GetDatum((int64) (f.hdr.nblocks * BLOOM_BLOCK_BITS));
+	values[i++] = Int32GetDatum(f.hdr.nhashes);
+	values[i++] = Int64GetDatum(f.hdr.seed);
+	/* as pg_column_size: the stored (possibly compressed) size */
+	values[i++] = Int64GetDatum((int64) toast_datum_size(raw));
+	/* a filter sized explicitly has no capacity or target: NULL */
+	nulls[i] = f.hdr.capacity == 0;
+	values[i++] = Int64GetDatum(f.hdr.capacity);
+	nulls[i] = f.hdr.fpr == 0.0;
+	values[i++] = Float8GetDatum(f.hdr.fpr);
+	values[i++] = Int64GetDatum((int64) f.hdr.inserted);
+	values[i++] = Int64GetDatum((int64) fill.bits_set);
+	values[i++] = Float8GetDatum((double) fill.bits_set / nbits);
+	values[i++] = Float8GetDatum(fill.cardinality);
+	values[i++] = Float8GetDatum(fill.fpr);
+	values[i++] = BoolGetDatum(fill.saturated);
+	values[i++] = CStringGetTextDatum(bf_family_text(f.hdr.family, f.hdr.detail));
+	values[i++] = BoolGetDatum((f.hdr.flags & BLOOM_FLAG_NONPORTABLE) == 0);
+	Assert(i == BF_INFO_NATTS);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
