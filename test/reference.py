@@ -589,11 +589,17 @@ def parse_text(s, type_oid_resolver=None):
 # §4 sizing (informative: not part of the format)
 
 def model_fpr(lam, k, B=512):
-    q = (1.0 - 1.0 / B) ** k
+    q1 = (1.0 - 1.0 / B) ** k
+    q2 = (1.0 - 2.0 / B) ** k
     total, pmf, i = 0.0, math.exp(-lam), 0
     top = int(lam + 40 * math.sqrt(lam) + 60)
     while i <= top:
-        total += pmf * (1.0 - q ** i) ** k
+        p = 1.0 - q1 ** i
+        var = max(0.0, B * (B - 1) * q2 ** i + B * q1 ** i - B * B * q1 ** (2 * i))
+        f = p ** k
+        if k >= 2:
+            f += 0.5 * k * (k - 1) * p ** (k - 2) * var / (B * B)
+        total += pmf * f
         i += 1
         pmf *= lam / i
     return total
