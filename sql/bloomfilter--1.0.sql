@@ -154,7 +154,7 @@ CREATE OPERATOR || (
 -- Union and intersection need identical nbits, nhashes, seed, layout,
 -- hash function, format version and element family (an empty filter
 -- takes any family); otherwise they raise an error naming the first
--- difference.  docs/API-aggregates.md describes the functions and
+-- difference.  README.md describes the functions and
 -- docs/FORMAT.md section 6 the estimates.
 -- ====================================================================
 
