@@ -83,15 +83,6 @@ typedef struct BfAggHashes
 	size_t		cap;
 } BfAggHashes;
 
-/* per call site (fn_extra of the transition function): typed hashing */
-typedef struct BfAggCache
-{
-	bool		valid;
-	Oid			argtype;
-	Oid			collation;
-	BfTypeInfo	ti;
-} BfAggCache;
-
 static MemoryContext
 agg_context(FunctionCallInfo fcinfo, const char *fname)
 {
@@ -107,29 +98,11 @@ agg_context(FunctionCallInfo fcinfo, const char *fname)
 static BfTypeInfo *
 agg_typeinfo(FunctionCallInfo fcinfo)
 {
-	BfAggCache *cache = (BfAggCache *) fcinfo->flinfo->fn_extra;
-	Oid			argtype;
-	Oid			coll;
-
-	/* the argument type and collation of a call site never change */
-	if (likely(cache != NULL && cache->valid))
-		return &cache->ti;
-	argtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
-	coll = PG_GET_COLLATION();
-	if (cache == NULL)
-	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfAggCache));
-		fcinfo->flinfo->fn_extra = cache;
-	}
-	if (!OidIsValid(argtype))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("could not determine the type of the value to hash")));
-	bf_typeinfo_init(&cache->ti, argtype, coll, fcinfo->flinfo->fn_mcxt);
-	cache->argtype = argtype;
-	cache->collation = coll;
-	cache->valid = true;
-	return &cache->ti;
+	if (fcinfo->flinfo->fn_extra == NULL)
+		fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfTypeCache));
+	return bf_typecache_lookup((BfTypeCache *) fcinfo->flinfo->fn_extra,
+							   fcinfo, 1, false);
 }
 
 /*

@@ -128,10 +128,7 @@ typedef enum BfCacheKind
 
 typedef struct BfCallCache
 {
-	Oid			argtype;
-	Oid			collation;
-	bool		ti_valid;
-	BfTypeInfo	ti;
+	BfTypeCache types;			/* hashing of the value argument */
 
 	BfCacheKind kind;
 	varatt_external ext;		/* BF_CACHE_EXTERNAL key */
@@ -155,41 +152,45 @@ get_cache(FunctionCallInfo fcinfo)
 	return (BfCallCache *) fcinfo->flinfo->fn_extra;
 }
 
-/* the type info for argument argno; for arrays, of their elements */
-static BfTypeInfo *
-get_typeinfo(FunctionCallInfo fcinfo, int argno, bool element)
+/*
+ * The type info for argument argno of this call site (for arrays, of their
+ * elements), built on first use.  A call site's argument type and collation
+ * never change, so later calls return at once.
+ */
+BfTypeInfo *
+bf_typecache_lookup(BfTypeCache *tc, FunctionCallInfo fcinfo, int argno, bool element)
 {
-	BfCallCache *cache = get_cache(fcinfo);
 	Oid			argtype;
-	Oid			coll;
+	Oid			typid;
 
-	/* a call site's argument type and collation never change */
-	if (cache->ti_valid)
-		return &cache->ti;
+	if (likely(tc->valid))
+		return &tc->ti;
 
 	argtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
-	coll = PG_GET_COLLATION();
 	if (!OidIsValid(argtype))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("could not determine the type of the value to hash")));
+	typid = argtype;
+	if (element)
 	{
-		Oid			typid = argtype;
-
-		if (element)
-		{
-			typid = get_element_type(getBaseType(argtype));
-			if (!OidIsValid(typid))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATATYPE_MISMATCH),
-						 errmsg("argument is not an array")));
-		}
-		bf_typeinfo_init(&cache->ti, typid, coll, fcinfo->flinfo->fn_mcxt);
-		cache->argtype = argtype;
-		cache->collation = coll;
-		cache->ti_valid = true;
+		typid = get_element_type(getBaseType(argtype));
+		if (!OidIsValid(typid))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("argument is not an array")));
 	}
-	return &cache->ti;
+	bf_typeinfo_init(&tc->ti, typid, PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+	tc->argtype = argtype;
+	tc->collation = PG_GET_COLLATION();
+	tc->valid = true;
+	return &tc->ti;
+}
+
+static BfTypeInfo *
+get_typeinfo(FunctionCallInfo fcinfo, int argno, bool element)
+{
+	return bf_typecache_lookup(&get_cache(fcinfo)->types, fcinfo, argno, element);
 }
 
 /* copy a detoasted filter to fn_mcxt with its bit array 64-byte aligned */

@@ -66,7 +66,18 @@ extern void bf_check_family(BloomHeader *hdr, uint8 *payload, BfTypeInfo *ti,
 extern char *bf_family_text(int family, uint32 detail);
 extern void bf_record_prepare(BfTypeInfo *ti, Datum value);
 
+/* a call site's hashing of one argument, kept in fn_extra */
+typedef struct BfTypeCache
+{
+	bool		valid;
+	Oid			argtype;
+	Oid			collation;
+	BfTypeInfo	ti;
+} BfTypeCache;
+
 /* bf_funcs.c */
+extern BfTypeInfo *bf_typecache_lookup(BfTypeCache *tc, FunctionCallInfo fcinfo,
+									   int argno, bool element);
 extern void bf_read_header(struct varlena *vl, BloomHeader *hdr);
 extern BfFilter bf_fetch(Datum d);
 extern struct varlena *bf_new(uint64 nblocks, int nhashes, int64 seed,
