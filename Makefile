@@ -4,13 +4,15 @@ OBJS = \
 	src/bloom_core.o \
 	src/bf_hash.o \
 	src/bf_io.o \
-	src/bf_funcs.o
+	src/bf_funcs.o \
+	src/bf_am.o \
+	src/bf_index.o
 
 EXTENSION = bloomfilter
 DATA = sql/bloomfilter--1.0.sql
 PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 
-REGRESS = setup hashing core io errors accuracy
+REGRESS = setup hashing core io errors accuracy index
 
 PG_CPPFLAGS = -I$(srcdir)/src
 # -Wno-unused-parameter: the server headers (bufpage.h) and fmgr signatures trip it

@@ -94,8 +94,8 @@ check_capacity_fpr(int64 capacity, double fpr)
 }
 
 /* size for (capacity, fpr), erroring out when it cannot be built */
-static void
-size_or_error(int64 capacity, double fpr, uint64 *nblocks, int *nhashes)
+void
+bf_size_or_error(int64 capacity, double fpr, uint64 *nblocks, int *nhashes)
 {
 	bool		ok;
 
@@ -301,7 +301,7 @@ bf_create(PG_FUNCTION_ARGS)
 	uint64		nblocks;
 	int			nhashes;
 
-	size_or_error(capacity, fpr, &nblocks, &nhashes);
+	bf_size_or_error(capacity, fpr, &nblocks, &nhashes);
 	PG_RETURN_POINTER(bf_new(nblocks, nhashes, seed, capacity, fpr));
 }
 
@@ -347,7 +347,7 @@ bf_estimate(PG_FUNCTION_ARGS)
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 
-	size_or_error(capacity, fpr, &nblocks, &nhashes);
+	bf_size_or_error(capacity, fpr, &nblocks, &nhashes);
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);

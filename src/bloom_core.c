@@ -334,6 +334,32 @@ bloom_model_fpr(double lambda, int k)
 	return sum;
 }
 
+double
+bloom_estimate_cardinality(uint64_t popcount, uint64_t nblocks, int k)
+{
+	double		nbits = (double) nblocks * BLOOM_BLOCK_BITS;
+	double		q = 1.0 - pow(1.0 - 1.0 / BLOOM_BLOCK_BITS, k);
+
+	if (nblocks == 0 || k <= 0)
+		return 0.0;
+	if ((double) popcount >= nbits)
+		return -1.0;
+	return -log1p(-(double) popcount / nbits) / q * (double) nblocks;
+}
+
+/* the model rate at the estimated cardinality; 1 when saturated */
+double
+bloom_estimate_fpr(uint64_t popcount, uint64_t nblocks, int k)
+{
+	double		n = bloom_estimate_cardinality(popcount, nblocks, k);
+
+	if (n < 0)
+		return 1.0;
+	if (n == 0)
+		return 0.0;
+	return bloom_model_fpr(n / (double) nblocks, k);
+}
+
 /* largest lambda with bloom_model_fpr(lambda, k) <= p, by bisection */
 static double
 max_lambda(double p, int k)

@@ -58,6 +58,7 @@ typedef struct BfTypeInfo
 } BfTypeInfo;
 
 /* bf_hash.c */
+extern int	bf_family_of_type(Oid base);
 extern void bf_typeinfo_init(BfTypeInfo *ti, Oid typid, Oid collation,
 							 MemoryContext mcxt);
 extern uint64 bf_hash_datum(BfTypeInfo *ti, Datum value, int64 seed);
@@ -65,6 +66,9 @@ extern void bf_check_family(BloomHeader *hdr, uint8 *payload, BfTypeInfo *ti,
 							bool setting);
 extern char *bf_family_text(int family, uint32 detail);
 extern void bf_record_prepare(BfTypeInfo *ti, Datum value);
+extern uint64 bf_hash_fields(BfTypeInfo *fields, int nfields,
+							 const Datum *values, const bool *isnull,
+							 int64 seed);
 
 /* bf_funcs.c */
 extern void bf_read_header(struct varlena *vl, BloomHeader *hdr);
@@ -72,5 +76,7 @@ extern BfFilter bf_fetch(Datum d);
 extern struct varlena *bf_new(uint64 nblocks, int nhashes, int64 seed,
 							  int64 capacity, double fpr);
 extern void bf_report_error(BloomError err, int sqlstate);
+extern void bf_size_or_error(int64 capacity, double fpr, uint64 *nblocks,
+							 int *nhashes);
 
 #endif							/* BLOOMFILTER_H */
