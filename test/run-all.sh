@@ -34,5 +34,9 @@ if [ -f test/reference_check.py ]; then
 	record reference $?
 fi
 
+# the index access method: kill -9 mid-stream, recovery, streaming replica
+bash test/crash_test.sh
+record crash $?
+
 echo "test suites: $suites_passed passed, $suites_failed failed"
 [ "$suites_failed" -eq 0 ]
