@@ -13,6 +13,7 @@ DATA = sql/bloomfilter--1.0.sql
 PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 
 REGRESS = setup hashing core io errors accuracy index
+ISOLATION = index_concurrency
 
 PG_CPPFLAGS = -I$(srcdir)/src
 # -Wno-unused-parameter: the server headers (bufpage.h) and fmgr signatures trip it

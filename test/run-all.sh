@@ -25,7 +25,7 @@ record unit $?
 # pg_regress suites in a throwaway cluster
 pg_virtualenv make -s installcheck
 rc=$?
-[ $rc -ne 0 ] && head -300 regression.diffs 2>/dev/null
+[ $rc -ne 0 ] && head -300 regression.diffs output_iso/regression.diffs 2>/dev/null
 record regress $rc
 
 # the independent reader of docs/FORMAT.md against the extension
