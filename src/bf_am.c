@@ -8,9 +8,10 @@
  * A filter's bits only ever turn on, so the index needs no tuples, no
  * visibility and nothing to vacuum: inserting a key sets k bits of one
  * 512-bit block, on exactly one data page, under that page's exclusive
- * buffer lock.  Deleted keys disappear at REINDEX.  The index is never
- * used for scans; it is read by bf_index_contains() and friends
- * (bf_index.c).  See bf_am.h for the layout.
+ * buffer lock.  Deleted keys disappear at REINDEX.  It is read by
+ * bf_index_contains() and friends (bf_index.c), and the planner uses it
+ * only to skip the table for col = const when the key is definitely
+ * absent (bfcostestimate, bfgetbitmap).  See bf_am.h for the layout.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,6 +24,7 @@
 #include "access/amvalidate.h"
 #include "access/generic_xlog.h"
 #include "access/htup_details.h"
+#include "access/relscan.h"
 #include "access/reloptions.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -36,6 +38,11 @@
 #include "commands/vacuum.h"
 #include "access/xloginsert.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
+#include "nodes/tidbitmap.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
@@ -259,20 +266,51 @@ bf_locate(uint64 h, const BfIndexMeta *meta, BlockNumber *blkno, Size *offset)
 	*offset = BF_PAGE_BITS_OFFSET + (Size) (b % BF_BLOCKS_PER_PAGE) * BLOOM_BLOCK_BYTES;
 }
 
-/* test a hash: one data page read under a share lock */
+/* the validated metapage only (what a probe needs) */
+void
+bf_index_meta(Relation index, BfIndexMeta *meta)
+{
+	if (index->rd_amcache == NULL)
+		bf_load_state(index);
+	memcpy(meta, &((BfIndexState *) index->rd_amcache)->meta, sizeof(BfIndexMeta));
+}
+
+/*
+ * Test a hash: one data page read under a share lock.  recent, if not
+ * NULL, has one entry per data page: the buffer that held it last time,
+ * tried first with ReadRecentBuffer (which checks that the buffer still
+ * holds that page), which skips the shared buffer mapping lookup: for a
+ * large index that lookup is a cache miss per call.
+ */
 bool
-bf_index_test_hash(Relation index, const BfIndexState *st, uint64 h)
+bf_index_test_hash(Relation index, const BfIndexMeta *meta, uint64 h,
+				   Buffer *recent)
 {
 	BlockNumber blkno;
 	Size		offset;
-	Buffer		buf;
+	Buffer		buf = InvalidBuffer;
 	bool		found;
 
-	bf_locate(h, &st->meta, &blkno, &offset);
-	buf = ReadBuffer(index, blkno);
+	bf_locate(h, meta, &blkno, &offset);
+#if PG_VERSION_NUM >= 140000
+	if (recent && BufferIsValid(recent[blkno - 1]) &&
+#if PG_VERSION_NUM >= 160000
+		ReadRecentBuffer(index->rd_locator, MAIN_FORKNUM, blkno, recent[blkno - 1])
+#else
+		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blkno, recent[blkno - 1])
+#endif
+		)
+		buf = recent[blkno - 1];
+#endif
+	if (!BufferIsValid(buf))
+	{
+		buf = ReadBuffer(index, blkno);
+		if (recent)
+			recent[blkno - 1] = buf;
+	}
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	found = bloom_block_test((const uint8 *) BufferGetPage(buf) + offset,
-							 (int) st->meta.nhashes, h);
+							 (int) meta->nhashes, h);
 	UnlockReleaseBuffer(buf);
 	return found;
 }
@@ -564,20 +602,183 @@ bfvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	return stats;
 }
 
-/* ---- planner ---- */
+/* ---- scans: only "definitely not here" ---- */
 
-/* never chosen for a scan: the index has no scan support at all */
+/*
+ * The key of col = const clauses on every key column, or false when some
+ * column has none (or a NULL constant, or a non-constant comparison).
+ * types[] get the constants' types and collations for hashing.
+ */
+static bool
+bf_key_of_clauses(List *clauses, int ncols, Datum *values, bool *isnull,
+				  Oid *types, Oid *colls)
+{
+	bool		have[BLOOM_MAX_RECORD_FIELDS] = {false};
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		IndexClause *ic = lfirst_node(IndexClause, lc);
+		RestrictInfo *rinfo;
+		Node	   *right;
+
+		if (list_length(ic->indexquals) != 1 || ic->indexcol >= ncols)
+			continue;
+		rinfo = linitial_node(RestrictInfo, ic->indexquals);
+		if (!IsA(rinfo->clause, OpExpr))
+			continue;
+		right = get_rightop(rinfo->clause);
+		if (right == NULL || !IsA(right, Const) || ((Const *) right)->constisnull)
+			continue;
+		values[ic->indexcol] = ((Const *) right)->constvalue;
+		isnull[ic->indexcol] = false;
+		types[ic->indexcol] = ((Const *) right)->consttype;
+		colls[ic->indexcol] = ((OpExpr *) rinfo->clause)->inputcollid;
+		have[ic->indexcol] = true;
+	}
+	for (int i = 0; i < ncols; i++)
+		if (!have[i])
+			return false;
+	return true;
+}
+
+/* is the key (of values of the given types) definitely absent? */
+static bool
+bf_key_absent(Relation index, Datum *values, bool *isnull, Oid *types, Oid *colls)
+{
+	BfIndexState st;
+	BfTypeInfo	ti[BLOOM_MAX_RECORD_FIELDS];
+	uint64		h;
+
+	bf_index_state(index, &st);
+	for (uint32 i = 0; i < st.meta.ncols; i++)
+	{
+		bf_typeinfo_init(&ti[i], types[i], colls[i], CurrentMemoryContext);
+		/* the operator family guarantees this; never trust it blindly */
+		if (ti[i].family != st.meta.colfamilies[i])
+			return false;
+	}
+	if (st.meta.ncols == 1)
+		h = bf_hash_datum(&ti[0], values[0], st.meta.seed);
+	else
+		h = bf_hash_fields(ti, (int) st.meta.ncols, values, isnull, st.meta.seed);
+	return !bf_index_test_hash(index, &st.meta, h, NULL);
+}
+
+/*
+ * The planner may use the index only for col = const (on every key
+ * column) when the filter says the key is definitely absent: then the
+ * scan costs one page and returns an empty bitmap.  In every other case
+ * the cost is prohibitive.  The filter is probed at plan time; a plan kept
+ * after the key was inserted stays correct (the scan then returns every
+ * heap page, lossy, and the heap scan rechecks), only slow.
+ */
 static void
 bfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 			   Cost *indexStartupCost, Cost *indexTotalCost,
 			   Selectivity *indexSelectivity, double *indexCorrelation,
 			   double *indexPages)
 {
-	*indexStartupCost = 1.0e10;
-	*indexTotalCost = 1.0e10;
-	*indexSelectivity = 1.0;
+	IndexOptInfo *info = path->indexinfo;
+	Datum		values[BLOOM_MAX_RECORD_FIELDS];
+	bool		isnull[BLOOM_MAX_RECORD_FIELDS];
+	Oid			types[BLOOM_MAX_RECORD_FIELDS];
+	Oid			colls[BLOOM_MAX_RECORD_FIELDS];
+	bool		absent = false;
+
 	*indexCorrelation = 0.0;
-	*indexPages = path->indexinfo->pages;
+	if (info->nkeycolumns <= BLOOM_MAX_RECORD_FIELDS &&
+		bf_key_of_clauses(path->indexclauses, info->nkeycolumns, values, isnull,
+						  types, colls))
+	{
+		/* the planner holds a lock on the index */
+		Relation	index = index_open(info->indexoid, NoLock);
+
+		absent = bf_key_absent(index, values, isnull, types, colls);
+		index_close(index, NoLock);
+	}
+	if (absent)
+	{
+		*indexStartupCost = random_page_cost + cpu_operator_cost;
+		*indexTotalCost = *indexStartupCost;
+		*indexSelectivity = 0.0;
+		*indexPages = 1;
+	}
+	else
+	{
+		*indexStartupCost = 1.0e10;
+		*indexTotalCost = 1.0e10;
+		*indexSelectivity = 1.0;
+		*indexPages = info->pages;
+	}
+}
+
+static IndexScanDesc
+bfbeginscan(Relation index, int nkeys, int norderbys)
+{
+	return RelationGetIndexScan(index, nkeys, norderbys);
+}
+
+static void
+bfrescan(IndexScanDesc scan, ScanKey keys, int nkeys, ScanKey orderbys,
+		 int norderbys)
+{
+	if (keys && scan->numberOfKeys > 0)
+		memmove(scan->keyData, keys, scan->numberOfKeys * sizeof(ScanKeyData));
+}
+
+static void
+bfendscan(IndexScanDesc scan)
+{
+}
+
+/*
+ * Empty when the filter rules the key out; otherwise every page of the
+ * table, lossy (the heap scan rechecks the condition).
+ */
+static int64
+bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	Relation	index = scan->indexRelation;
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
+	Datum		values[BLOOM_MAX_RECORD_FIELDS];
+	bool		isnull[BLOOM_MAX_RECORD_FIELDS];
+	Oid			types[BLOOM_MAX_RECORD_FIELDS];
+	Oid			colls[BLOOM_MAX_RECORD_FIELDS];
+	bool		have[BLOOM_MAX_RECORD_FIELDS] = {false};
+	bool		all = ncols <= BLOOM_MAX_RECORD_FIELDS;
+	Relation	heap;
+	BlockNumber nblocks;
+
+	for (int i = 0; i < scan->numberOfKeys; i++)
+	{
+		ScanKey		key = &scan->keyData[i];
+		int			col = key->sk_attno - 1;
+
+		if (key->sk_flags & SK_ISNULL)
+			return 0;			/* col = NULL is never true */
+		if (col < 0 || col >= ncols || key->sk_strategy != 1 ||
+			(key->sk_flags & (SK_SEARCHARRAY | SK_ROW_HEADER | SK_SEARCHNULL | SK_SEARCHNOTNULL)))
+			continue;
+		values[col] = key->sk_argument;
+		isnull[col] = false;
+		types[col] = OidIsValid(key->sk_subtype) ? key->sk_subtype :
+			TupleDescAttr(RelationGetDescr(index), col)->atttypid;
+		colls[col] = key->sk_collation;
+		have[col] = true;
+	}
+	for (int i = 0; all && i < ncols; i++)
+		all = have[i];
+	if (all && bf_key_absent(index, values, isnull, types, colls))
+		return 0;
+
+	/* the executor holds a lock on the table */
+	heap = table_open(index->rd_index->indrelid, NoLock);
+	nblocks = RelationGetNumberOfBlocks(heap);
+	table_close(heap, NoLock);
+	for (BlockNumber b = 0; b < nblocks; b++)
+		tbm_add_page(tbm, b);
+	return (int64) nblocks * MaxHeapTuplesPerPage;
 }
 
 /* ---- operator classes ---- */
@@ -726,12 +927,12 @@ bloomfilter_am_handler(PG_FUNCTION_ARGS)
 #if PG_VERSION_NUM >= 140000
 	amroutine->amadjustmembers = NULL;
 #endif
-	/* no scans: bf_index_contains() reads the pages directly */
-	amroutine->ambeginscan = NULL;
-	amroutine->amrescan = NULL;
+	/* bitmap scans only, to rule out an absent key (bfcostestimate) */
+	amroutine->ambeginscan = bfbeginscan;
+	amroutine->amrescan = bfrescan;
 	amroutine->amgettuple = NULL;
-	amroutine->amgetbitmap = NULL;
-	amroutine->amendscan = NULL;
+	amroutine->amgetbitmap = bfgetbitmap;
+	amroutine->amendscan = bfendscan;
 	amroutine->ammarkpos = NULL;
 	amroutine->amrestrpos = NULL;
 	amroutine->amestimateparallelscan = NULL;

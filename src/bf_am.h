@@ -19,6 +19,7 @@
 
 #include "bloomfilter.h"
 
+#include "storage/buf.h"
 #include "storage/bufpage.h"
 #include "utils/rel.h"
 
@@ -69,7 +70,9 @@ typedef struct BfOptions
 extern void bf_index_state(Relation index, BfIndexState *st);
 extern uint64 bf_index_hash_key(BfIndexState *st, Datum *values, bool *isnull,
 								bool *skip);
-extern bool bf_index_test_hash(Relation index, const BfIndexState *st, uint64 h);
+extern void bf_index_meta(Relation index, BfIndexMeta *meta);
+extern bool bf_index_test_hash(Relation index, const BfIndexMeta *meta, uint64 h,
+							   Buffer *recent);
 extern bool bf_is_bloomfilter_index(Relation index);
 
 /* bf_index.c: for bf_might_contain (tracked filters served by an index) */

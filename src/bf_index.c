@@ -135,13 +135,13 @@ bf_index_check_access(Relation index)
 
 /* a probe value must have the family of the index's key */
 static void
-bf_check_probe(Relation index, const BfIndexState *st, BfTypeInfo *ti, Datum value)
+bf_check_probe(Relation index, const BfIndexMeta *meta, BfTypeInfo *ti, Datum value)
 {
 	if (ti->family == BF_FAMILY_RECORD)
 		bf_record_prepare(ti, value);
-	if (ti->family != st->meta.family || ti->detail != st->meta.detail)
+	if (ti->family != meta->family || ti->detail != meta->detail)
 	{
-		char	   *have = bf_family_text(st->meta.family, st->meta.detail);
+		char	   *have = bf_family_text(meta->family, meta->detail);
 		char	   *got = bf_family_text(ti->family, ti->detail);
 
 		ereport(ERROR,
@@ -150,32 +150,59 @@ bf_check_probe(Relation index, const BfIndexState *st, BfTypeInfo *ti, Datum val
 						RelationGetRelationName(index), have, got,
 						format_type_be(ti->typid)),
 				 errdetail("Values of different families hash differently, so the answer would be meaningless."),
-				 st->meta.ncols > 1 ?
+				 meta->ncols > 1 ?
 				 errhint("Pass ROW(...) with one value per key column, in the index's column order.") :
 				 errhint("Cast the value to the indexed column's type.")));
 	}
 }
 
-/* one leaf index: check the probe's family, hash, read one page */
-static bool
-bf_leaf_contains(Relation index, BfTypeInfo *ti, Datum value)
+/*
+ * Buffers last used for the pages of one index, for ReadRecentBuffer:
+ * kept per call site; validated by ReadRecentBuffer itself, so a stale
+ * entry (another index, a REINDEX) only costs the normal lookup.
+ */
+typedef struct BfRecent
 {
-	BfIndexState st;
+	Oid			indexoid;
+	uint32		npages;
+	Buffer	   *buffers;
+} BfRecent;
 
-	bf_index_state(index, &st);
-	bf_check_probe(index, &st, ti, value);
-	return bf_index_test_hash(index, &st,
-							  bf_hash_datum(ti, value, st.meta.seed));
+static Buffer *
+bf_recent_for(BfRecent *recent, Relation index, const BfIndexMeta *meta,
+			  MemoryContext mcxt)
+{
+	uint32		npages = (uint32) bloom_paged_npages(meta->nblocks, BF_BLOCKS_PER_PAGE);
+
+	if (recent == NULL)
+		return NULL;
+	if (recent->indexoid != RelationGetRelid(index) || recent->npages != npages)
+	{
+		if (recent->buffers)
+			pfree(recent->buffers);
+		recent->buffers = MemoryContextAllocZero(mcxt, sizeof(Buffer) * npages);
+		recent->npages = npages;
+		recent->indexoid = RelationGetRelid(index);
+	}
+	return recent->buffers;
 }
 
-/*
- * Might the index (or, for a partitioned index, the index of some
- * partition) contain the key value?  ti describes value's type (a record
- * for a multi-column index) and may be kept by the caller across calls.
- * The caller checks privileges (bf_index_check_access).
- */
-bool
-bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value)
+/* one leaf index: check the probe's family, hash, read one page */
+static bool
+bf_leaf_contains(Relation index, BfTypeInfo *ti, Datum value,
+				 BfRecent *recent, MemoryContext mcxt)
+{
+	BfIndexMeta meta;
+
+	bf_index_meta(index, &meta);
+	bf_check_probe(index, &meta, ti, value);
+	return bf_index_test_hash(index, &meta, bf_hash_datum(ti, value, meta.seed),
+							  bf_recent_for(recent, index, &meta, mcxt));
+}
+
+static bool
+bf_index_might_contain_internal(Oid indexoid, BfTypeInfo *ti, Datum value,
+								BfRecent *recent, MemoryContext mcxt)
 {
 	Relation	index = bf_index_open(indexoid, true);
 	bool		found = false;
@@ -192,7 +219,8 @@ bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value)
 			if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_INDEX)
 				continue;
 			child = index_open(lfirst_oid(lc), NoLock);
-			found = bf_is_bloomfilter_index(child) && bf_leaf_contains(child, ti, value);
+			found = bf_is_bloomfilter_index(child) &&
+				bf_leaf_contains(child, ti, value, NULL, NULL);
 			index_close(child, NoLock);
 			if (found)
 				break;
@@ -200,9 +228,21 @@ bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value)
 		list_free(children);
 	}
 	else
-		found = bf_leaf_contains(index, ti, value);
+		found = bf_leaf_contains(index, ti, value, recent, mcxt);
 	index_close(index, NoLock);
 	return found;
+}
+
+/*
+ * Might the index (or, for a partitioned index, the index of some
+ * partition) contain the key value?  ti describes value's type (a record
+ * for a multi-column index) and may be kept by the caller across calls.
+ * The caller checks privileges (bf_index_check_access).
+ */
+bool
+bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value)
+{
+	return bf_index_might_contain_internal(indexoid, ti, value, NULL, NULL);
 }
 
 /* per call site: the probe's type, and whose access was checked for which index */
@@ -212,6 +252,7 @@ typedef struct BfIndexCallCache
 	BfTypeInfo	ti;
 	Oid			checked_index;
 	Oid			checked_user;
+	BfRecent	recent;
 } BfIndexCallCache;
 
 PG_FUNCTION_INFO_V1(bf_index_contains);
@@ -249,7 +290,9 @@ bf_index_contains(PG_FUNCTION_ARGS)
 		cache->checked_index = indexoid;
 		cache->checked_user = GetUserId();
 	}
-	PG_RETURN_BOOL(bf_index_might_contain(indexoid, &cache->ti, value));
+	PG_RETURN_BOOL(bf_index_might_contain_internal(indexoid, &cache->ti, value,
+												   &cache->recent,
+												   fcinfo->flinfo->fn_mcxt));
 }
 
 /*
