@@ -77,6 +77,7 @@ extern bool bf_is_bloomfilter_index(Relation index);
 
 /* bf_index.c: for bf_might_contain (tracked filters served by an index) */
 extern void bf_index_check_access(Relation index);
+extern void bf_index_check_access_oid(Oid indexoid);
 extern bool bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value);
 
 #endif							/* BF_AM_H */

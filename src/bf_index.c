@@ -133,6 +133,16 @@ bf_index_check_access(Relation index)
 	bms_free(cols);
 }
 
+/* the same for callers holding only the index's OID (bf_might_contain) */
+void
+bf_index_check_access_oid(Oid indexoid)
+{
+	Relation	index = bf_index_open(indexoid, true);
+
+	bf_index_check_access(index);
+	index_close(index, NoLock);
+}
+
 /* a probe value must have the family of the index's key */
 static void
 bf_check_probe(Relation index, const BfIndexMeta *meta, BfTypeInfo *ti, Datum value)
@@ -283,10 +293,7 @@ bf_index_contains(PG_FUNCTION_ARGS)
 	}
 	if (cache->checked_index != indexoid || cache->checked_user != GetUserId())
 	{
-		Relation	index = bf_index_open(indexoid, true);
-
-		bf_index_check_access(index);
-		index_close(index, NoLock);
+		bf_index_check_access_oid(indexoid);
 		cache->checked_index = indexoid;
 		cache->checked_user = GetUserId();
 	}
