@@ -78,7 +78,12 @@ sleep $((SECONDS_RUNNING / 2))
 psql_p -c "CHECKPOINT"
 sleep $((SECONDS_RUNNING - SECONDS_RUNNING / 2))
 PMPID="$(head -1 "$PRIMARY/postmaster.pid")"
-CHILDREN="$(pgrep -P "$PMPID" | tr '\n' ' ')"
+# its children, from /proc (after the "(comm)" of stat: state, parent's pid)
+CHILDREN="$(for f in /proc/[0-9]*/stat; do
+	st="$(cat "$f" 2>/dev/null)" || continue
+	set -- ${st##*) }
+	if [ "${2:-}" = "$PMPID" ]; then echo "${st%% *}"; fi
+done | tr '\n' ' ')"
 kill -9 "$PMPID"
 wait || true
 committed="$(cat "$DIR"/committed.* | grep -c . || true)"
