@@ -6,13 +6,16 @@ OBJS = \
 	src/bf_io.o \
 	src/bf_funcs.o \
 	src/bf_ops.o \
-	src/bf_agg.o
+	src/bf_agg.o \
+	src/bf_am.o \
+	src/bf_index.o
 
 EXTENSION = bloomfilter
 DATA = sql/bloomfilter--1.0.sql
 PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 
-REGRESS = setup hashing core io errors accuracy setops aggregates
+REGRESS = setup hashing core io errors accuracy setops aggregates index
+ISOLATION = index_concurrency
 
 PG_CPPFLAGS = -I$(srcdir)/src
 # -Wno-unused-parameter: the server headers (bufpage.h) and fmgr signatures trip it

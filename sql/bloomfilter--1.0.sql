@@ -358,3 +358,94 @@ CREATE AGGREGATE bf_intersect_agg(bloomfilter) (
 );
 COMMENT ON AGGREGATE bf_intersect_agg(bloomfilter) IS
 	'intersection (bitwise AND) of the non-NULL filters';
+--
+-- Index access method (issue 5): CREATE INDEX ... USING bloomfilter (cols)
+-- keeps a per-table filter in pages of the index, maintained on every
+-- INSERT, COPY and UPDATE.  The index is never used for scans; it is read
+-- by bf_index_contains / bf_index_filter / bf_index_info.
+--
+CREATE FUNCTION bloomfilter_am_handler(internal) RETURNS index_am_handler
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+CREATE ACCESS METHOD bloomfilter TYPE INDEX HANDLER bloomfilter_am_handler;
+COMMENT ON ACCESS METHOD bloomfilter IS 'per-table Bloom filter kept in index pages';
+
+-- One operator family per element family of docs/FORMAT.md section 3, with
+-- the cross-type equalities, so that, e.g., an int8 index answers an int4
+-- probe.  Strategy 1 is equality; keys are hashed by the extension's own
+-- typed hashing, so there are no support functions.
+CREATE OPERATOR FAMILY integer_ops USING bloomfilter;
+CREATE OPERATOR CLASS int2_ops DEFAULT FOR TYPE int2 USING bloomfilter FAMILY integer_ops AS
+	OPERATOR 1 = (int2, int2);
+CREATE OPERATOR CLASS int4_ops DEFAULT FOR TYPE int4 USING bloomfilter FAMILY integer_ops AS
+	OPERATOR 1 = (int4, int4);
+CREATE OPERATOR CLASS int8_ops DEFAULT FOR TYPE int8 USING bloomfilter FAMILY integer_ops AS
+	OPERATOR 1 = (int8, int8);
+ALTER OPERATOR FAMILY integer_ops USING bloomfilter ADD
+	OPERATOR 1 = (int2, int4), OPERATOR 1 = (int4, int2),
+	OPERATOR 1 = (int2, int8), OPERATOR 1 = (int8, int2),
+	OPERATOR 1 = (int4, int8), OPERATOR 1 = (int8, int4);
+
+CREATE OPERATOR FAMILY float_ops USING bloomfilter;
+CREATE OPERATOR CLASS float4_ops DEFAULT FOR TYPE float4 USING bloomfilter FAMILY float_ops AS
+	OPERATOR 1 = (float4, float4);
+CREATE OPERATOR CLASS float8_ops DEFAULT FOR TYPE float8 USING bloomfilter FAMILY float_ops AS
+	OPERATOR 1 = (float8, float8);
+ALTER OPERATOR FAMILY float_ops USING bloomfilter ADD
+	OPERATOR 1 = (float4, float8), OPERATOR 1 = (float8, float4);
+
+CREATE OPERATOR CLASS numeric_ops DEFAULT FOR TYPE numeric USING bloomfilter AS
+	OPERATOR 1 = (numeric, numeric);
+
+-- varchar uses text_ops (binary coercible); bpchar and name hash as text
+CREATE OPERATOR FAMILY text_ops USING bloomfilter;
+CREATE OPERATOR CLASS text_ops DEFAULT FOR TYPE text USING bloomfilter FAMILY text_ops AS
+	OPERATOR 1 = (text, text);
+CREATE OPERATOR CLASS bpchar_ops DEFAULT FOR TYPE bpchar USING bloomfilter FAMILY text_ops AS
+	OPERATOR 1 = (bpchar, bpchar);
+CREATE OPERATOR CLASS name_ops DEFAULT FOR TYPE name USING bloomfilter FAMILY text_ops AS
+	OPERATOR 1 = (name, name);
+ALTER OPERATOR FAMILY text_ops USING bloomfilter ADD
+	OPERATOR 1 = (name, text), OPERATOR 1 = (text, name);
+
+CREATE OPERATOR CLASS bytea_ops DEFAULT FOR TYPE bytea USING bloomfilter AS
+	OPERATOR 1 = (bytea, bytea);
+CREATE OPERATOR CLASS uuid_ops DEFAULT FOR TYPE uuid USING bloomfilter AS
+	OPERATOR 1 = (uuid, uuid);
+CREATE OPERATOR CLASS bool_ops DEFAULT FOR TYPE bool USING bloomfilter AS
+	OPERATOR 1 = (bool, bool);
+-- date, timestamp and timestamptz have different canonical encodings
+-- (days vs microseconds, local vs UTC): one family each, no cross-type probes
+CREATE OPERATOR CLASS date_ops DEFAULT FOR TYPE date USING bloomfilter AS
+	OPERATOR 1 = (date, date);
+CREATE OPERATOR CLASS timestamp_ops DEFAULT FOR TYPE timestamp USING bloomfilter AS
+	OPERATOR 1 = (timestamp, timestamp);
+CREATE OPERATOR CLASS timestamptz_ops DEFAULT FOR TYPE timestamptz USING bloomfilter AS
+	OPERATOR 1 = (timestamptz, timestamptz);
+-- enums hash by label
+CREATE OPERATOR CLASS enum_ops DEFAULT FOR TYPE anyenum USING bloomfilter AS
+	OPERATOR 1 = (anyenum, anyenum);
+
+-- STABLE: the answer changes as rows are inserted and at REINDEX.
+-- PARALLEL SAFE: only reads shared buffers.
+CREATE FUNCTION bf_index_contains(index regclass, value anyelement) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_index_contains(regclass, anyelement) IS
+	'false if no row of the index''s table has the key value (ROW(...) for several columns); true if some row probably has';
+-- an untyped literal (bf_index_contains(i, 'a@b.c')) is taken as text
+CREATE FUNCTION bf_index_contains(index regclass, value text) RETURNS bool
+	AS 'MODULE_PATHNAME', 'bf_index_contains' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bf_index_filter(index regclass) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_index_filter(regclass) IS
+	'the index''s filter as a bloomfilter value (bf_contains on it answers as bf_index_contains)';
+
+CREATE FUNCTION bf_index_info(index regclass,
+							  OUT capacity bigint, OUT fpr float8,
+							  OUT estimated_cardinality float8, OUT fill float8,
+							  OUT estimated_fpr float8, OUT saturated bool,
+							  OUT nbits bigint, OUT nhashes int)
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_index_info(regclass) IS
+	'parameters of a bloomfilter index and estimates from its set bits';

@@ -32,8 +32,9 @@ static const char *const family_example[] = {
 	"a row of the filter's field types", ""
 };
 
-static int
-family_of_type(Oid base)
+/* the element family of a type (domains already resolved) */
+int
+bf_family_of_type(Oid base)
 {
 	switch (base)
 	{
@@ -88,7 +89,7 @@ bf_typeinfo_init(BfTypeInfo *ti, Oid typid, Oid collation, MemoryContext mcxt)
 	ti->typid = base;
 	ti->collation = collation;
 	ti->mcxt = mcxt;
-	ti->family = family_of_type(base);
+	ti->family = bf_family_of_type(base);
 	ti->rec_typid = InvalidOid;
 	get_typlenbyvalalign(base, &ti->typlen, &ti->typbyval, &ti->typalign);
 
@@ -334,37 +335,27 @@ free_canonical(void **tofree)
 		pfree(tofree[1]);
 }
 
-static uint64
-bf_hash_record(BfTypeInfo *ti, Datum value, int64 seed)
+/*
+ * The hash of a record given as separate fields (docs/FORMAT.md section
+ * 3.2): the concatenation of family id, length and canonical bytes of each
+ * field, NULL fields as length 0xFFFFFFFF.  Both bf_add(f, ROW(...)) and
+ * a multi-column bloomfilter index hash through here, so they agree.
+ */
+uint64
+bf_hash_fields(BfTypeInfo *fields, int nfields, const Datum *values,
+			   const bool *isnull, int64 seed)
 {
-	HeapTupleHeader th = DatumGetHeapTupleHeader(value);
-	TupleDesc	tupdesc;
-	HeapTupleData tuple;
 	StringInfoData buf;
-	int			field = 0;
 	uint64		h;
 
-	bf_record_prepare(ti, value);
-	tupdesc = lookup_rowtype_tupdesc(ti->rec_typid, ti->rec_typmod);
-	tuple.t_len = HeapTupleHeaderGetDatumLength(th);
-	ItemPointerSetInvalid(&tuple.t_self);
-	tuple.t_tableOid = InvalidOid;
-	tuple.t_data = th;
-
 	initStringInfo(&buf);
-	for (int i = 0; i < tupdesc->natts; i++)
+	for (int i = 0; i < nfields; i++)
 	{
-		BfTypeInfo *fti;
-		bool		isnull;
-		Datum		d;
+		BfTypeInfo *fti = &fields[i];
 		uint8		famlen[5];
 
-		if (TupleDescAttr(tupdesc, i)->attisdropped)
-			continue;
-		fti = &ti->fields[field++];
-		d = heap_getattr(&tuple, i + 1, tupdesc, &isnull);
 		famlen[0] = (uint8) fti->family;
-		if (isnull)
+		if (isnull[i])
 		{
 			memset(famlen + 1, 0xFF, 4);
 			appendBinaryStringInfo(&buf, (char *) famlen, 5);
@@ -374,7 +365,7 @@ bf_hash_record(BfTypeInfo *ti, Datum value, int64 seed)
 			uint8		scratch[128];
 			void	   *tofree[2] = {NULL, NULL};
 			size_t		len;
-			const uint8 *p = canonical_bytes(fti, d, scratch, &len, tofree);
+			const uint8 *p = canonical_bytes(fti, values[i], scratch, &len, tofree);
 
 			for (int b = 0; b < 4; b++)
 				famlen[1 + b] = (uint8) ((uint32) len >> (8 * b));
@@ -383,10 +374,37 @@ bf_hash_record(BfTypeInfo *ti, Datum value, int64 seed)
 			free_canonical(tofree);
 		}
 	}
-	ReleaseTupleDesc(tupdesc);
 	h = bloom_hash_bytes(buf.data, buf.len, seed);
 	pfree(buf.data);
 	return h;
+}
+
+static uint64
+bf_hash_record(BfTypeInfo *ti, Datum value, int64 seed)
+{
+	HeapTupleHeader th = DatumGetHeapTupleHeader(value);
+	TupleDesc	tupdesc;
+	HeapTupleData tuple;
+	Datum		values[BLOOM_MAX_RECORD_FIELDS];
+	bool		isnull[BLOOM_MAX_RECORD_FIELDS];
+	int			field = 0;
+
+	bf_record_prepare(ti, value);
+	tupdesc = lookup_rowtype_tupdesc(ti->rec_typid, ti->rec_typmod);
+	tuple.t_len = HeapTupleHeaderGetDatumLength(th);
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = InvalidOid;
+	tuple.t_data = th;
+
+	for (int i = 0; i < tupdesc->natts && field < ti->nfields; i++)
+	{
+		if (TupleDescAttr(tupdesc, i)->attisdropped)
+			continue;
+		values[field] = heap_getattr(&tuple, i + 1, tupdesc, &isnull[field]);
+		field++;
+	}
+	ReleaseTupleDesc(tupdesc);
+	return bf_hash_fields(ti->fields, field, values, isnull, seed);
 }
 
 /* the filter hash of a non-NULL value (docs/FORMAT.md section 2) */

@@ -144,13 +144,14 @@ bloom_block_of(uint64_t h, uint64_t nblocks)
 }
 
 /*
- * Set the k bits of hash h; bits points at the bit array (after the header).
- * Returns true if at least one bit was off before.
+ * Set the k bits of hash h in one 64-byte block (the block that
+ * bloom_block_of() chose).  Returns true if at least one bit was off before.
+ * The index access method keeps blocks in pages of its own and calls this
+ * directly; bloom_set_hash() is the whole-array form.
  */
 static inline bool
-bloom_set_hash(uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
+bloom_block_set(uint8_t *block, int k, uint64_t h)
 {
-	uint8_t    *block = bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES;
 	uint64_t	x = 0;
 	uint8_t		changed = 0;
 
@@ -186,11 +187,10 @@ bloom_prefetch_hash(const uint8_t *bits, uint64_t nblocks, uint64_t h)
 #endif
 }
 
-/* true = probably added; false = definitely not */
+/* true = probably added; false = definitely not; one block as above */
 static inline bool
-bloom_test_hash(const uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
+bloom_block_test(const uint8_t *block, int k, uint64_t h)
 {
-	const uint8_t *block = bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES;
 	uint64_t	x = 0;
 
 	for (int i = 0; i < k; i++)
@@ -205,6 +205,40 @@ bloom_test_hash(const uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Set the k bits of hash h; bits points at the bit array (after the header).
+ * Returns true if at least one bit was off before.
+ */
+static inline bool
+bloom_set_hash(uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
+{
+	return bloom_block_set(bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES, k, h);
+}
+
+/* true = probably added; false = definitely not */
+static inline bool
+bloom_test_hash(const uint8_t *bits, uint64_t nblocks, int k, uint64_t h)
+{
+	return bloom_block_test(bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES, k, h);
+}
+
+/*
+ * Paged layout (the index access method): the bit array is cut into pages
+ * of `per_page` whole blocks, so a block never straddles a page; data page
+ * p (counting from 0) holds blocks p * per_page .. p * per_page + per_page - 1.
+ */
+static inline uint64_t
+bloom_paged_blocks_per_page(size_t usable_bytes)
+{
+	return usable_bytes / BLOOM_BLOCK_BYTES;
+}
+
+static inline uint64_t
+bloom_paged_npages(uint64_t nblocks, uint64_t per_page)
+{
+	return (nblocks + per_page - 1) / per_page;
 }
 
 /* sizing (section 4) */

@@ -58,6 +58,7 @@ typedef struct BfTypeInfo
 } BfTypeInfo;
 
 /* bf_hash.c */
+extern int	bf_family_of_type(Oid base);
 extern void bf_typeinfo_init(BfTypeInfo *ti, Oid typid, Oid collation,
 							 MemoryContext mcxt);
 extern uint64 bf_hash_datum(BfTypeInfo *ti, Datum value, int64 seed);
@@ -65,6 +66,9 @@ extern void bf_check_family(BloomHeader *hdr, uint8 *payload, BfTypeInfo *ti,
 							bool setting);
 extern char *bf_family_text(int family, uint32 detail);
 extern void bf_record_prepare(BfTypeInfo *ti, Datum value);
+extern uint64 bf_hash_fields(BfTypeInfo *fields, int nfields,
+							 const Datum *values, const bool *isnull,
+							 int64 seed);
 
 /* a call site's hashing of one argument, kept in fn_extra */
 typedef struct BfTypeCache

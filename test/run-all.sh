@@ -25,7 +25,7 @@ record unit $?
 # pg_regress suites in a throwaway cluster
 pg_virtualenv make -s installcheck
 rc=$?
-[ $rc -ne 0 ] && head -300 regression.diffs 2>/dev/null
+[ $rc -ne 0 ] && head -300 regression.diffs output_iso/regression.diffs 2>/dev/null
 record regress $rc
 
 # pg_dump / pg_restore of bloomfilter values
@@ -37,6 +37,10 @@ if [ -f test/reference_check.py ]; then
 	pg_virtualenv /usr/bin/python3 test/reference_check.py
 	record reference $?
 fi
+
+# the index access method: kill -9 mid-stream, recovery, streaming replica
+bash test/crash_test.sh
+record crash $?
 
 echo "test suites: $suites_passed passed, $suites_failed failed"
 [ "$suites_failed" -eq 0 ]

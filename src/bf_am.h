@@ -1,0 +1,83 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_am.h
+ *	  The bloomfilter index access method: on-disk layout (metapage and
+ *	  data pages) and the functions shared by the access method (bf_am.c)
+ *	  and the SQL-callable index functions (bf_index.c).
+ *
+ * Block 0 is the metapage.  Blocks 1.. are data pages, each holding
+ * BF_BLOCKS_PER_PAGE whole 512-bit filter blocks from byte
+ * BF_PAGE_BITS_OFFSET on (a cache-line boundary after the page header);
+ * filter block b lives on page 1 + b / BF_BLOCKS_PER_PAGE.  The bits are
+ * those of docs/FORMAT.md, so concatenating the data pages' blocks gives
+ * the bit array of an equivalent bloomfilter value.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BF_AM_H
+#define BF_AM_H
+
+#include "bloomfilter.h"
+
+#include "storage/buf.h"
+#include "storage/bufpage.h"
+#include "utils/rel.h"
+
+#define BF_INDEX_MAGIC		0x424C4958	/* "BLIX" */
+#define BF_INDEX_VERSION	1
+#define BF_METAPAGE_BLKNO	0
+#define BF_PAGE_BITS_OFFSET 64
+#define BF_BLOCKS_PER_PAGE	((uint32) bloom_paged_blocks_per_page(BLCKSZ - BF_PAGE_BITS_OFFSET))
+
+/* the metapage contents, stored at BF_PAGE_BITS_OFFSET of block 0 */
+typedef struct BfIndexMeta
+{
+	uint32		magic;
+	uint32		version;
+	uint64		nblocks;		/* filter blocks of 512 bits */
+	uint32		nhashes;
+	uint32		blocks_per_page;	/* BF_BLOCKS_PER_PAGE when built */
+	int64		seed;
+	int64		capacity;		/* as sized (explicit or the default rule) */
+	double		fpr;
+	uint32		ncols;			/* key columns, 1..8 */
+	uint32		detail;			/* family detail of the key (FORMAT.md) */
+	uint8		family;			/* family of the key: the column's, or record */
+	uint8		colfamilies[BLOOM_MAX_RECORD_FIELDS];
+} BfIndexMeta;
+
+/*
+ * What a backend needs to hash keys for, and probe, one index: the
+ * validated metapage and how to hash each key column.  Kept in the
+ * relcache entry's rd_amcache; callers work on a copy (bf_index_state),
+ * because a cache invalidation may free rd_amcache at any catalog access.
+ */
+typedef struct BfIndexState
+{
+	BfIndexMeta meta;
+	BfTypeInfo	cols[BLOOM_MAX_RECORD_FIELDS];
+} BfIndexState;
+
+/* reloptions */
+typedef struct BfOptions
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	int			capacity;		/* 0 = choose from the table's size */
+	double		fpr;
+} BfOptions;
+
+/* bf_am.c */
+extern void bf_index_state(Relation index, BfIndexState *st);
+extern uint64 bf_index_hash_key(BfIndexState *st, Datum *values, bool *isnull,
+								bool *skip);
+extern void bf_index_meta(Relation index, BfIndexMeta *meta);
+extern bool bf_index_test_hash(Relation index, const BfIndexMeta *meta, uint64 h,
+							   Buffer *recent);
+extern bool bf_is_bloomfilter_index(Relation index);
+
+/* bf_index.c: for bf_might_contain (tracked filters served by an index) */
+extern void bf_index_check_access(Relation index);
+extern void bf_index_check_access_oid(Oid indexoid);
+extern bool bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value);
+
+#endif							/* BF_AM_H */
