@@ -4,13 +4,17 @@ OBJS = \
 	src/bloom_core.o \
 	src/bf_hash.o \
 	src/bf_io.o \
-	src/bf_funcs.o
+	src/bf_funcs.o \
+	src/bf_track.o \
+	src/bf_trigger.o
 
 EXTENSION = bloomfilter
 DATA = sql/bloomfilter--1.0.sql
 PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 
-REGRESS = setup hashing core io errors accuracy
+REGRESS = setup hashing core io errors accuracy track
+ISOLATION = track_concurrency
+ISOLATION_OPTS = --load-extension=bloomfilter
 
 PG_CPPFLAGS = -I$(srcdir)/src
 # -Wno-unused-parameter: the server headers (bufpage.h) and fmgr signatures trip it
