@@ -522,7 +522,7 @@ bf_sync_into(PG_FUNCTION_ARGS)
 
 		sql = psprintf("UPDATE %s t SET %s = %s.bf_add_all(COALESCE(t.%s, %s.bf_create($3, $4)), s.vals) "
 					   "FROM (SELECT u.k, pg_catalog.array_agg(u.v) AS vals "
-					   "FROM pg_catalog.unnest($1, $2) AS u(k, v) "
+					   "FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS u(k, v) "
 					   "WHERE u.k IS NOT NULL AND u.v IS NOT NULL GROUP BY u.k) s "
 					   "WHERE t.%s OPERATOR(pg_catalog.=) s.k",
 					   quote_qualified_identifier(get_namespace_name(get_rel_namespace(tgtid)),
