@@ -266,3 +266,8 @@ CREATE FUNCTION bf_track_ddl() RETURNS event_trigger
 CREATE EVENT TRIGGER bf_track_ddl ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'DROP TABLE')
 	EXECUTE FUNCTION bf_track_ddl();
+-- before an ALTER TABLE: derive attribute numbers a restore left out, so
+-- that a first RENAME COLUMN after pg_restore is followed too
+CREATE EVENT TRIGGER bf_track_ddl_start ON ddl_command_start
+	WHEN TAG IN ('ALTER TABLE')
+	EXECUTE FUNCTION bf_track_ddl();

@@ -1071,6 +1071,18 @@ add_partition_rows(BfSpiContext *cx, int64 id, Oid part)
 			 2, types, values, NULL, SPI_OK_UPDATE);
 }
 
+/* derive the missing attribute numbers from the column names */
+static void
+fill_attnums(BfSpiContext *cx)
+{
+	spi_exec(psprintf("INSERT INTO %s (id, attnum) SELECT r.id, a.attnum FROM %s r "
+					  "JOIN pg_catalog.pg_attribute a ON a.attrelid = r.tbl AND a.attname = r.col "
+					  "AND a.attnum > 0 AND NOT a.attisdropped "
+					  "WHERE NOT EXISTS (SELECT 1 FROM %s x WHERE x.id = r.id)",
+					  cx->registry_attnum, cx->registry, cx->registry_attnum),
+			 0, NULL, NULL, NULL, SPI_OK_INSERT);
+}
+
 PG_FUNCTION_INFO_V1(bf_track_ddl);
 Datum
 bf_track_ddl(PG_FUNCTION_ARGS)
@@ -1101,6 +1113,17 @@ bf_track_ddl(PG_FUNCTION_ARGS)
 		PG_RETURN_VOID();
 	}
 
+	/*
+	 * At ddl_command_start only the attribute numbers are derived: a restored
+	 * database has none yet, and a RENAME COLUMN about to run needs them.
+	 */
+	if (strcmp(((EventTriggerData *) fcinfo->context)->event, "ddl_command_start") == 0)
+	{
+		fill_attnums(&cx);
+		bf_spi_end(&cx);
+		PG_RETURN_VOID();
+	}
+
 	/* dropped tables: forget them (their triggers went with them) */
 	spi_exec(psprintf("DELETE FROM %s r WHERE NOT EXISTS "
 					  "(SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = r.tbl)", cx.registry),
@@ -1109,12 +1132,7 @@ bf_track_ddl(PG_FUNCTION_ARGS)
 	spi_exec(psprintf("DELETE FROM %s a WHERE NOT EXISTS (SELECT 1 FROM %s r WHERE r.id = a.id)",
 					  cx.registry_attnum, cx.registry),
 			 0, NULL, NULL, NULL, SPI_OK_DELETE);
-	spi_exec(psprintf("INSERT INTO %s (id, attnum) SELECT r.id, a.attnum FROM %s r "
-					  "JOIN pg_catalog.pg_attribute a ON a.attrelid = r.tbl AND a.attname = r.col "
-					  "AND a.attnum > 0 AND NOT a.attisdropped "
-					  "WHERE NOT EXISTS (SELECT 1 FROM %s x WHERE x.id = r.id)",
-					  cx.registry_attnum, cx.registry, cx.registry_attnum),
-			 0, NULL, NULL, NULL, SPI_OK_INSERT);
+	fill_attnums(&cx);
 	/* dropped columns: untrack */
 	n = select_ids(psprintf("SELECT r.id FROM %s r JOIN %s l ON l.id = r.id "
 							"LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = r.tbl AND a.attnum = l.attnum "
