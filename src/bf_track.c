@@ -184,6 +184,64 @@ bf_track_add(BfFilter *f, BfTypeInfo *ti, Datum value)
 		f->hdr.inserted++;
 }
 
+/*
+ * Batched adding for many values: the hashes of a batch are computed first
+ * and their blocks prefetched, so that the cache misses of a large filter
+ * overlap instead of queueing one after the other.  The family check is
+ * done once (records, whose row type may vary, go one by one).
+ */
+void
+bf_adder_init(BfAdder *a, BfFilter *f, BfTypeInfo *ti)
+{
+	a->f = f;
+	a->ti = ti;
+	a->n = 0;
+	a->checked = false;
+}
+
+static void
+adder_flush(BfAdder *a)
+{
+	BfFilter   *f = a->f;
+
+	for (int i = 0; i < a->n; i++)
+		if (bloom_set_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, a->hashes[i]))
+			f->hdr.inserted++;
+	a->n = 0;
+}
+
+void
+bf_adder_add(BfAdder *a, Datum value)
+{
+	BfFilter   *f = a->f;
+	uint64		h;
+
+	if (a->ti->family == BF_FAMILY_RECORD)
+	{
+		bf_track_add(f, a->ti, value);
+		return;
+	}
+	if (!a->checked)
+	{
+		bf_check_family(&f->hdr, BF_PAYLOAD(f->vl), a->ti, true);
+		a->checked = true;
+	}
+	h = bf_hash_datum(a->ti, value, f->hdr.seed);
+#ifdef __GNUC__
+	__builtin_prefetch(BF_BITS(f->vl) + bloom_block_of(h, f->hdr.nblocks) * BLOOM_BLOCK_BYTES, 1);
+#endif
+	a->hashes[a->n++] = h;
+	if (a->n == BF_ADDER_BATCH)
+		adder_flush(a);
+}
+
+void
+bf_adder_finish(BfAdder *a)
+{
+	adder_flush(a);
+	bf_store_inserted(a->f);
+}
+
 void
 bf_store_inserted(BfFilter *f)
 {
@@ -215,6 +273,7 @@ bf_fill_from_rel(BfSpiContext *cx, BfFilter *f, Oid relid, const char *colname,
 	int32		typmod;
 	Oid			collid;
 	BfTypeInfo	ti;
+	BfAdder		adder;
 	char	   *sql;
 	SPIPlanPtr	plan;
 	Portal		portal;
@@ -226,6 +285,7 @@ bf_fill_from_rel(BfSpiContext *cx, BfFilter *f, Oid relid, const char *colname,
 		elog(ERROR, "column \"%s\" of relation %u does not exist", colname, relid);
 	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
 	bf_typeinfo_init(&ti, typid, collid, CurrentMemoryContext);
+	bf_adder_init(&adder, f, &ti);
 
 	sql = psprintf("SELECT %s FROM %s%s", quote_identifier(colname),
 				   only ? "ONLY " : "", relname);
@@ -245,7 +305,7 @@ bf_fill_from_rel(BfSpiContext *cx, BfFilter *f, Oid relid, const char *colname,
 										  SPI_tuptable->tupdesc, 1, &isnull);
 
 			if (!isnull)
-				bf_track_add(f, &ti, v);
+				bf_adder_add(&adder, v);
 		}
 		nrows += SPI_processed;
 		SPI_freetuptable(SPI_tuptable);
@@ -261,7 +321,7 @@ bf_fill_from_rel(BfSpiContext *cx, BfFilter *f, Oid relid, const char *colname,
 	}
 	SPI_cursor_close(portal);
 	SPI_freeplan(plan);
-	bf_store_inserted(f);
+	bf_adder_finish(&adder);
 	return nrows;
 }
 

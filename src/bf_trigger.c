@@ -174,6 +174,7 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	BfTypeInfo	ti;
 	TransitionScan scan;
 	BfFilter	f;
+	BfAdder		adder;
 	Datum		values[2];
 	bool		isnull;
 	uint64		before;
@@ -224,18 +225,19 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	}
 	f = bf_detoast_copy(values[1]);
 	before = f.hdr.inserted;
+	bf_adder_init(&adder, &f, &ti);
 	transition_begin(&scan, ts, RelationGetDescr(rel));
 	while (transition_next(&scan))
 	{
 		Datum		v = slot_getattr(scan.slot, attnum, &isnull);
 
 		if (!isnull)
-			bf_track_add(&f, &ti, v);
+			bf_adder_add(&adder, v);
 	}
 	transition_end(&scan);
+	bf_adder_finish(&adder);
 	if (f.hdr.inserted != before)
 	{
-		bf_store_inserted(&f);
 		values[1] = PointerGetDatum(f.vl);
 		run_plan(plan_update, values, SPI_OK_UPDATE);
 	}
