@@ -22,6 +22,12 @@ COPY tr (id) FROM STDIN;
 \.
 SELECT count(*) AS false_negatives
 FROM tr WHERE id IS NOT NULL AND NOT bf_might_contain('tr', 'id', id);
+-- INSERT ... ON CONFLICT DO UPDATE of the tracked column
+CREATE UNIQUE INDEX tr_name ON tr (name);
+INSERT INTO tr VALUES (9001, 'n2') ON CONFLICT (name) DO UPDATE SET id = 9002;
+SELECT id FROM tr WHERE name = 'n2';
+SELECT bf_might_contain('tr', 'id', 9002);
+DROP INDEX tr_name;
 -- UPDATE of the tracked column
 UPDATE tr SET id = 77777 WHERE id = 1;
 SELECT bf_might_contain('tr', 'id', 77777);
@@ -196,6 +202,19 @@ DROP SCHEMA regress_bf_evil CASCADE;
 SELECT bf_might_contain('ts', 'id', 42), bf_might_contain('ts', 'id', 44),
        bf_might_contain('ts', 'pub', 45);
 DROP TABLE ts;
+-- an unprivileged owner tracks, rebuilds and untracks its own table
+GRANT CREATE ON SCHEMA public TO regress_bf_track_user;
+SET ROLE regress_bf_track_user;
+CREATE TABLE ts_own (id int);
+INSERT INTO ts_own VALUES (1);
+SELECT bf_track('ts_own', 'id');
+INSERT INTO ts_own VALUES (2);
+SELECT bf_rebuild('ts_own', 'id');
+SELECT bf_might_contain('ts_own', 'id', 1), bf_might_contain('ts_own', 'id', 2);
+SELECT bf_untrack('ts_own', 'id');
+DROP TABLE ts_own;
+RESET ROLE;
+REVOKE CREATE ON SCHEMA public FROM regress_bf_track_user;
 DROP ROLE regress_bf_track_user;
 
 -- ---- bf_sync_into: per-user filters of the articles they have read

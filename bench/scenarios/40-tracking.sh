@@ -5,6 +5,7 @@
 #   2. bf_might_contain (absent key) / SELECT EXISTS through a btree on a
 #      10 M-row table, both prepared statements in pgbench, 1 client
 #   3. COPY of 1 M rows, tracked / untracked table                       (<= 1.3)
+#      (+ info: the transition-table floor, a wider 4-column table)
 #   4. single-row INSERT throughput, tracked / untracked, 1, 4, 8 clients
 #      (pgbench; the tracked rows queue on the filter's registry row)
 # Sourced by run-inner.sh with lib.sh loaded (q, time_ms, row, ratio).
@@ -22,7 +23,9 @@ work="$(mktemp -d /tmp/bf-bench40.XXXXXX)"
 log "40-tracking: $BIG_ROWS-row table, capacities $BIG_CAP / $SMALL_CAP, $N_CALLS calls, COPY $COPY_ROWS rows, pgbench ${PGB_SECS}s"
 
 # ---- tables: a 10 M-row table with a btree, and a small one
-q "DROP TABLE IF EXISTS trk_big, trk_small, trk_copy_t, trk_copy_u, trk_ins_t, trk_ins_u;
+q "SET client_min_messages = warning;
+DROP TABLE IF EXISTS trk_big, trk_small, trk_copy_t, trk_copy_u, trk_copy_n, trk_wide_t, trk_wide_u, trk_ins_t, trk_ins_u;
+DROP FUNCTION IF EXISTS trk_noop();
 CREATE TABLE trk_big (id bigint PRIMARY KEY, pad int);
 INSERT INTO trk_big SELECT g, 0 FROM generate_series(1, $BIG_ROWS) g;
 CREATE TABLE trk_small (id bigint PRIMARY KEY);
@@ -84,6 +87,36 @@ fn="$(q "SELECT count(*) FROM trk_copy_t WHERE NOT bf_might_contain('trk_copy_t'
 row "3. COPY 1M rows: tracked / untracked" "$(ratio "$t_copy_t" "$t_copy_u")" "<= 1.3" \
 	"COPY of $(fmt_int "$COPY_ROWS") int8 from a file into a one-column table, best of 3 after TRUNCATE: tracked $t_copy_t ms, untracked $t_copy_u ms; one filter write for the statement (capacity $(fmt_int "$COPY_ROWS")); false negatives after: $fn"
 
+# the floor of the method: the same COPY with a no-op statement trigger that
+# only makes the server capture the transition table
+q "CREATE TABLE trk_copy_n (id bigint);
+CREATE FUNCTION trk_noop() RETURNS trigger LANGUAGE plpgsql AS \$\$BEGIN RETURN NULL; END\$\$;
+CREATE TRIGGER noop AFTER INSERT ON trk_copy_n REFERENCING NEW TABLE AS n
+  FOR EACH STATEMENT EXECUTE FUNCTION trk_noop();" >/dev/null
+t_copy_n="$(copy_best trk_copy_n)"
+row "3. COPY 1M rows: no-op transition-table trigger / untracked" "$(ratio "$t_copy_n" "$t_copy_u")" "(info)" \
+	"the cost of capturing the transition table alone (a plpgsql trigger that returns at once): $t_copy_n ms vs $t_copy_u ms; tracked adds $(awk -v a="$t_copy_t" -v b="$t_copy_n" -v n="$COPY_ROWS" 'BEGIN { printf "%.0f", (a - b) * 1e6 / n }') ns per row on top (reading the transition table, hashing, setting bits, one filter write)"
+
+# a wider, more typical row: bigint key, ~60-byte text, timestamptz, int
+awk -v b="$B" -v n="$COPY_ROWS" 'BEGIN { for (i = 0; i < n; i++) printf "%d\tcustomer-%d-with-a-longer-text-value-padding-xxxxxxxxxx\t2026-01-01 00:00:00+00\t%d\n", b + i, i, i % 1000 }' >"$work/wide.txt"
+chmod a+r "$work/wide.txt"
+q "CREATE TABLE trk_wide_t (id bigint, name text, ts timestamptz, n int);
+CREATE TABLE trk_wide_u (LIKE trk_wide_t);
+SELECT bf_track('trk_wide_t', 'id', $COPY_ROWS);" >/dev/null
+wide_best() {
+	local best="" t
+	for i in 1 2 3; do
+		q "TRUNCATE $1" >/dev/null
+		t="$(BENCH_REPS=1 time_ms "COPY $1 FROM '$work/wide.txt'")"
+		best="$(awk -v a="$t" -v b="$best" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }')"
+	done
+	echo "$best"
+}
+t_wide_u="$(wide_best trk_wide_u)"
+t_wide_t="$(wide_best trk_wide_t)"
+row "3. COPY 1M rows, 4-column table: tracked / untracked" "$(ratio "$t_wide_t" "$t_wide_u")" "(info)" \
+	"rows of (bigint, ~60-byte text, timestamptz, int), the bigint tracked: tracked $t_wide_t ms, untracked $t_wide_u ms, best of 3"
+
 # ---- row 4: single-row INSERT throughput
 q "CREATE TABLE trk_ins_t (id bigint); CREATE TABLE trk_ins_u (id bigint);
 SELECT bf_track('trk_ins_t', 'id', $INS_CAP);" >/dev/null
@@ -108,5 +141,5 @@ for c in 1 4 8; do
 		"pgbench -M prepared -c $c, ${PGB_SECS} s, one random int8 per INSERT: tracked $(printf '%.0f' "${TPS[t$c]}") tps, untracked $(printf '%.0f' "${TPS[u$c]}") tps; filter capacity $(fmt_int "$INS_CAP") ($ins_bytes bytes, rewritten by every INSERT of a new key; inserting transactions queue on its registry row); false negatives after all runs: $fn"
 done
 
-q "DROP TABLE trk_big, trk_small, trk_copy_t, trk_copy_u, trk_ins_t, trk_ins_u" >/dev/null
+q "DROP TABLE trk_big, trk_small, trk_copy_t, trk_copy_u, trk_copy_n, trk_wide_t, trk_wide_u, trk_ins_t, trk_ins_u; DROP FUNCTION trk_noop()" >/dev/null
 rm -rf "$work"
