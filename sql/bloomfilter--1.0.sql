@@ -182,9 +182,13 @@ REVOKE ALL ON bf_registry FROM PUBLIC;
 -- how a RENAME COLUMN is followed.  Deliberately not dumped: attribute
 -- numbers change across pg_dump/pg_restore, so a restored database
 -- re-derives them from the (dumped) column names.
+-- The column's type and collation are kept to notice ALTER COLUMN TYPE,
+-- after which the filter is rebuilt (the hashing may have changed).
 CREATE TABLE bf_registry_attnum (
 	id bigint NOT NULL PRIMARY KEY,
-	attnum int2 NOT NULL
+	attnum int2 NOT NULL,
+	atttypid oid,
+	attcollation oid
 );
 REVOKE ALL ON bf_registry_attnum FROM PUBLIC;
 
@@ -259,12 +263,13 @@ COMMENT ON FUNCTION bf_sync_into() IS
 	'statement trigger: add source_value_column of new rows to the filter in target_table.target_filter_column of the row whose target_key_column = source_key_column';
 
 -- DDL upkeep: follows RENAME COLUMN, forgets dropped tables and columns,
+-- rebuilds the filter after ALTER COLUMN TYPE,
 -- installs the sync triggers on new or attached partitions (and adds the
 -- rows of an attached one), removes them from detached ones.
 CREATE FUNCTION bf_track_ddl() RETURNS event_trigger
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 CREATE EVENT TRIGGER bf_track_ddl ON ddl_command_end
-	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'DROP TABLE')
+	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
 	EXECUTE FUNCTION bf_track_ddl();
 -- before an ALTER TABLE: derive attribute numbers a restore left out, so
 -- that a first RENAME COLUMN after pg_restore is followed too

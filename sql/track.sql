@@ -98,7 +98,20 @@ SELECT bf_might_contain('tr2', 'id', 44);
 ALTER TABLE tr2 DROP COLUMN name;
 SELECT tbl, col FROM bf_tracked;
 SELECT tgname FROM pg_trigger WHERE tgrelid = 'tr2'::regclass ORDER BY 1;
+-- ALTER COLUMN TYPE to another family: the filter is rebuilt
+ALTER TABLE tr2 ALTER COLUMN ident TYPE numeric;
+SELECT bf_might_contain('tr2', 'ident', 44.0), bf_might_contain('tr2', 'ident', 45.5);
+INSERT INTO tr2 VALUES (45.5);
+SELECT bf_might_contain('tr2', 'ident', 45.5);
+-- to a type that cannot be hashed: refused while the column is tracked
+ALTER TABLE tr2 ALTER COLUMN ident TYPE point USING point(ident, 0);
 DROP TABLE tr2;
+SELECT count(*) AS registry_rows FROM bf_registry;
+-- DROP SCHEMA ... CASCADE forgets the filters of its tables
+CREATE SCHEMA regress_bf_s;
+CREATE TABLE regress_bf_s.t (id int);
+SELECT bf_track('regress_bf_s.t', 'id');
+DROP SCHEMA regress_bf_s CASCADE;
 SELECT count(*) AS registry_rows FROM bf_registry;
 
 -- ---- errors

@@ -292,7 +292,8 @@ bf_fill_from_rel(BfSpiContext *cx, BfFilter *f, Oid relid, const char *colname,
 	plan = SPI_prepare(sql, 0, NULL);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", sql);
-	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	/* not read-only: a fresh snapshot, taken after the caller locked the table */
+	portal = SPI_cursor_open(NULL, plan, NULL, NULL, false);
 	for (;;)
 	{
 		SPI_cursor_fetch(portal, true, 10000);
@@ -637,6 +638,7 @@ bf_track(PG_FUNCTION_ARGS)
 
 	{
 		Oid			types[6] = {INT8OID, OIDOID, NAMEOID, INT8OID, FLOAT8OID, InvalidOid};
+		/* reused below for bf_registry_attnum */
 		Datum		values[6];
 		char	   *sql;
 
@@ -652,8 +654,13 @@ bf_track(PG_FUNCTION_ARGS)
 		spi_exec(sql, 6, types, values, NULL, SPI_OK_INSERT);
 		types[1] = INT2OID;
 		values[1] = Int16GetDatum(attnum);
-		spi_exec(psprintf("INSERT INTO %s (id, attnum) VALUES ($1, $2)", cx.registry_attnum),
-				 2, types, values, NULL, SPI_OK_INSERT);
+		types[2] = OIDOID;
+		values[2] = ObjectIdGetDatum(typid);
+		types[3] = OIDOID;
+		values[3] = ObjectIdGetDatum(collid);
+		spi_exec(psprintf("INSERT INTO %s (id, attnum, atttypid, attcollation) VALUES ($1, $2, $3, $4)",
+						  cx.registry_attnum),
+				 4, types, values, NULL, SPI_OK_INSERT);
 	}
 	bf_spi_end(&cx);
 	PG_RETURN_VOID();
@@ -1135,12 +1142,56 @@ add_partition_rows(BfSpiContext *cx, int64 id, Oid part)
 static void
 fill_attnums(BfSpiContext *cx)
 {
-	spi_exec(psprintf("INSERT INTO %s (id, attnum) SELECT r.id, a.attnum FROM %s r "
+	spi_exec(psprintf("INSERT INTO %s (id, attnum, atttypid, attcollation) "
+					  "SELECT r.id, a.attnum, a.atttypid, a.attcollation FROM %s r "
 					  "JOIN pg_catalog.pg_attribute a ON a.attrelid = r.tbl AND a.attname = r.col "
 					  "AND a.attnum > 0 AND NOT a.attisdropped "
 					  "WHERE NOT EXISTS (SELECT 1 FROM %s x WHERE x.id = r.id)",
 					  cx->registry_attnum, cx->registry, cx->registry_attnum),
 			 0, NULL, NULL, NULL, SPI_OK_INSERT);
+}
+
+/*
+ * Rebuild the filter of registry row id on relid from its rows, with the
+ * same capacity and rate, and record the column's new type.  The ALTER
+ * TABLE that changed the type still holds its lock on the table.
+ */
+static void
+rebuild_after_type_change(BfSpiContext *cx, int64 id, Oid relid)
+{
+	Oid			types[3] = {INT8OID, InvalidOid, InvalidOid};
+	Datum		values[3];
+	bool		isnull;
+	HeapTuple	tup;
+	TupleDesc	desc;
+	char	   *colname;
+	int64		capacity;
+	double		fpr;
+	BfFilter	f;
+
+	values[0] = Int64GetDatum(id);
+	spi_exec(psprintf("SELECT col::text, capacity, fpr FROM %s WHERE id = $1 FOR UPDATE", cx->registry),
+			 1, types, values, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return;
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	colname = SPI_getvalue(tup, desc, 1);
+	capacity = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
+	fpr = DatumGetFloat8(SPI_getbinval(tup, desc, 3, &isnull));
+	f.vl = new_filter(capacity, fpr);
+	bf_read_header(f.vl, &f.hdr);
+	bf_fill_from_rel(cx, &f, relid, colname,
+					 get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE, "bf_track");
+	types[1] = bf_type_oid(cx->nsp);
+	values[1] = PointerGetDatum(f.vl);
+	spi_exec(psprintf("UPDATE %s SET filter = $2 WHERE id = $1", cx->registry),
+			 2, types, values, NULL, SPI_OK_UPDATE);
+	spi_exec(psprintf("UPDATE %s l SET atttypid = a.atttypid, attcollation = a.attcollation "
+					  "FROM %s r, pg_catalog.pg_attribute a "
+					  "WHERE l.id = $1 AND r.id = l.id AND a.attrelid = r.tbl AND a.attnum = l.attnum",
+					  cx->registry_attnum, cx->registry),
+			 1, types, values, NULL, SPI_OK_UPDATE);
 }
 
 PG_FUNCTION_INFO_V1(bf_track_ddl);
@@ -1216,6 +1267,16 @@ bf_track_ddl(PG_FUNCTION_ARGS)
 					  "AND NOT a.attisdropped AND a.attname <> r.col",
 					  cx.registry, cx.registry_attnum),
 			 0, NULL, NULL, NULL, SPI_OK_UPDATE);
+
+	/* ALTER COLUMN TYPE: the values may hash differently now, rebuild */
+	n = select_ids(psprintf("SELECT r.id, r.tbl FROM %s r JOIN %s l ON l.id = r.id "
+							"JOIN pg_catalog.pg_attribute a ON a.attrelid = r.tbl AND a.attnum = l.attnum "
+							"AND NOT a.attisdropped "
+							"WHERE (a.atttypid, a.attcollation) IS DISTINCT FROM (l.atttypid, l.attcollation)",
+							cx.registry, cx.registry_attnum),
+				   0, NULL, NULL, &ids, &rels);
+	for (uint64 i = 0; i < n; i++)
+		rebuild_after_type_change(&cx, ids[i], rels[i]);
 
 	/* detached partitions: remove their triggers */
 	n = select_ids(psprintf("SELECT r.id FROM %s r WHERE r.method = 'trigger'", cx.registry),
