@@ -173,6 +173,12 @@ SELECT count(*) AS false_negatives FROM tp WHERE NOT bf_might_contain('tp', 'k',
 -- cross-partition UPDATE
 UPDATE tp SET k = 1900 WHERE k = 1001;
 SELECT bf_might_contain('tp', 'k', 1900);
+-- a partition alone cannot be tracked, nor a tracked table become a partition
+SELECT bf_track('tp1', 'k');
+CREATE TABLE tp5 (k bigint, v text);
+SELECT bf_track('tp5', 'k');
+ALTER TABLE tp ATTACH PARTITION tp5 FOR VALUES FROM (4000) TO (5000);
+DROP TABLE tp5;
 ALTER TABLE tp DETACH PARTITION tp3;
 SELECT count(*) AS detached_triggers FROM pg_trigger WHERE tgrelid = 'tp3'::regclass;
 -- TRUNCATE of one partition keeps the other partitions' values

@@ -574,6 +574,12 @@ bf_track(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table", get_rel_name(relid)),
 				 errdetail("Only tables and partitioned tables can be tracked.")));
+	if (get_rel_relispartition(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot track \"%s\": it is a partition", get_rel_name(relid)),
+				 errdetail("Rows inserted through the partitioned table do not fire the statement triggers of its partitions."),
+				 errhint("Track the partitioned table at the root instead.")));
 	only = (relkind == RELKIND_RELATION);
 	attnum = user_column(relid, colname);
 	/* fails early for types that cannot be hashed */
@@ -1267,6 +1273,25 @@ bf_track_ddl(PG_FUNCTION_ARGS)
 					  "AND NOT a.attisdropped AND a.attname <> r.col",
 					  cx.registry, cx.registry_attnum),
 			 0, NULL, NULL, NULL, SPI_OK_UPDATE);
+
+	/*
+	 * A tracked table attached as a partition would miss the rows routed to
+	 * it through its new parent (statement triggers fire on the named table
+	 * only): refuse the ATTACH.
+	 */
+	spi_exec(psprintf("SELECT r.tbl::pg_catalog.text, r.col::pg_catalog.text FROM %s r "
+					  "JOIN pg_catalog.pg_class c ON c.oid = r.tbl WHERE c.relispartition LIMIT 1",
+					  cx.registry),
+			 0, NULL, NULL, NULL, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table %s has a tracked column and cannot become a partition",
+						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
+				 errdetail("Rows inserted through the partitioned table would not reach its filter."),
+				 errhint("Call bf_untrack('%s', '%s') first, and track the partitioned table instead.",
+						 SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1),
+						 SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2))));
 
 	/* ALTER COLUMN TYPE: the values may hash differently now, rebuild */
 	n = select_ids(psprintf("SELECT r.id, r.tbl FROM %s r JOIN %s l ON l.id = r.id "
