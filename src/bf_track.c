@@ -781,10 +781,13 @@ bf_rebuild(PG_FUNCTION_ARGS)
 
 /*
  * Fetch the registry row of id (when relid is invalid) or of (relid, col)
- * through an index, with the active snapshot.  false if there is none.
+ * through an index, false if there is none.  With the active snapshot, or
+ * with the latest one (latest): the sync trigger must compare against the
+ * current filter, not an older one a REPEATABLE READ snapshot still sees.
  */
 bool
-bf_registry_fetch(Oid nsp, int64 id, Oid relid, const char *colname, RegRow *out)
+bf_registry_fetch(Oid nsp, int64 id, Oid relid, const char *colname, bool latest,
+				  RegRow *out)
 {
 	Oid			regrel = registry_relid(nsp, "bf_registry");
 	Relation	rel;
@@ -793,7 +796,13 @@ bf_registry_fetch(Oid nsp, int64 id, Oid relid, const char *colname, RegRow *out
 	NameData	nd;
 	HeapTuple	tup;
 	bool		found = false;
-	Snapshot	snap = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
+	Snapshot	snap;
+
+	if (latest)
+		snap = RegisterSnapshot(GetLatestSnapshot());
+	else
+		snap = RegisterSnapshot(ActiveSnapshotSet() ? GetActiveSnapshot() :
+								GetTransactionSnapshot());
 
 	rel = table_open(regrel, AccessShareLock);
 	if (OidIsValid(relid))
@@ -832,6 +841,7 @@ bf_registry_fetch(Oid nsp, int64 id, Oid relid, const char *colname, RegRow *out
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
+	UnregisterSnapshot(snap);
 	return found;
 }
 
@@ -995,7 +1005,7 @@ lookup_tracked(FunctionCallInfo fcinfo, LookupCache *c, RegRow *r)
 		c->userid = GetUserId();
 		namestrcpy(&c->col, colname);
 	}
-	if (!bf_registry_fetch(c->nsp, 0, relid, colname, r))
+	if (!bf_registry_fetch(c->nsp, 0, relid, colname, false, r))
 		not_tracked(relid, colname);
 	if (r->filter_raw == NULL)
 		ereport(ERROR,

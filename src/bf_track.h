@@ -53,7 +53,7 @@ typedef struct RegRow
 } RegRow;
 
 extern bool bf_registry_fetch(Oid nsp, int64 id, Oid relid, const char *colname,
-							  RegRow *out);
+							  bool latest, RegRow *out);
 extern BfFilter bf_registry_filter(RegRow *r);
 extern bool bf_registry_filter_cached(RegRow *r, BfFilter *f);
 extern Oid	bf_ext_namespace(Oid fn_oid);

@@ -189,11 +189,11 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	bf_typeinfo_init(&ti, typid, collid, CurrentMemoryContext);
 
 	/*
-	 * Cheap path: every value already in the current filter (e.g. an UPDATE
-	 * of another column).  Only when that filter is at hand without a
-	 * detoast; and sound without a lock because bits are only ever added
-	 * while this transaction holds its write lock on the table (TRUNCATE and
-	 * bf_rebuild, which reset bits, lock the table against writers).
+	 * Cheap path: every value already in the latest committed filter (e.g.
+	 * an UPDATE of another column).  Only when that filter is at hand
+	 * without a detoast; and sound without a lock because from now on bits
+	 * are only added: TRUNCATE and bf_rebuild, which reset bits, lock the
+	 * table against writers such as this transaction.
 	 */
 	if (bf_registry_filter_cached(r, &f))
 	{
@@ -271,7 +271,7 @@ bf_track_sync(PG_FUNCTION_ARGS)
 
 	/* no registry row (e.g. a schema-only restore): nothing to keep in sync */
 	if (!bf_registry_fetch(bf_ext_namespace(fcinfo->flinfo->fn_oid), id,
-						   InvalidOid, NULL, &r))
+						   InvalidOid, NULL, true, &r))
 		return PointerGetDatum(NULL);
 
 	if (TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
