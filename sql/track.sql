@@ -1,6 +1,6 @@
 -- Tracked filters (issue 4): bf_track, the sync triggers, bf_might_contain,
 -- bf_rebuild, bf_untrack, bf_tracked, DDL upkeep, privileges, bf_sync_into.
-SET client_min_messages = warning;
+SET client_min_messages = notice;
 
 -- ---- basics: filled from existing rows, kept in sync by every kind of write
 CREATE TABLE tr (id int, name text);
@@ -49,6 +49,26 @@ ROLLBACK;
 SELECT bf_might_contain('tr', 'id', 88888), bf_might_contain('tr', 'id', 88889);
 SELECT count(*) AS false_negatives
 FROM tr WHERE id IS NOT NULL AND NOT bf_might_contain('tr', 'id', id);
+-- a PL/pgSQL loop sees each of its own inserts: the per-statement probe
+-- cache of bf_might_contain is not reused across statements, even by the
+-- same call site
+DO $$
+DECLARE
+  answers text := '';
+BEGIN
+  FOR i IN 1..4 LOOP
+    FOR j IN 0..1 LOOP
+      answers := answers || CASE WHEN bf_might_contain('tr', 'id', 500000 + i) THEN 't' ELSE 'f' END;
+      IF j = 0 THEN
+        INSERT INTO tr VALUES (500000 + i);
+      END IF;
+    END LOOP;
+  END LOOP;
+  RAISE NOTICE 'before/after each insert: %', answers;
+END
+$$;
+DELETE FROM tr WHERE id > 500000;
+UPDATE bf_registry SET deleted_since_rebuild = 0 WHERE tbl = 'tr'::regclass;
 -- DELETE is counted, bits stay
 DELETE FROM tr WHERE id BETWEEN 6001 AND 6500;
 SELECT deleted_since_rebuild FROM bf_tracked WHERE tbl = 'tr'::regclass;

@@ -961,14 +961,30 @@ bf_registry_filter(RegRow *r)
 
 /* ---- bf_might_contain, bf_tracked_filter ---- */
 
+/*
+ * Per-call-site state of bf_might_contain / bf_tracked_filter: how to hash
+ * the value, and the last registry probe (after its privilege check) with
+ * the snapshot it was made under.  Within one statement the snapshot does
+ * not change, so neither can the registry row it sees: the probe is reused
+ * until the active snapshot is another one (a new statement, also in a
+ * PL/pgSQL loop where the call site survives across statements).
+ */
 typedef struct LookupCache
 {
 	Oid			nsp;
-	Oid			relid;			/* privilege last checked for */
-	NameData	col;
-	Oid			userid;
 	bool		ti_valid;
 	BfTypeInfo	ti;
+
+	bool		probe_valid;
+	Oid			relid;
+	NameData	col;
+	Oid			userid;
+	Snapshot	snap;			/* identity of the snapshot, never dereferenced */
+	CommandId	curcid;
+	TransactionId xmin;
+	TransactionId xmax;
+	uint64		completions;
+	RegRow		row;			/* filter_raw in fn_mcxt */
 } LookupCache;
 
 static LookupCache *
@@ -985,34 +1001,81 @@ lookup_cache(FunctionCallInfo fcinfo)
 	return c;
 }
 
+/*
+ * Can the last probe be reused?  Two snapshots with equal xmin, xmax,
+ * command id and count of completed transactions (PostgreSQL 14+) see the
+ * same rows; the pointer guards against comparing with a different kind of
+ * snapshot.  Without the completion count (13), probe every time.
+ */
+static bool
+same_snapshot(LookupCache *c, bool store)
+{
+#if PG_VERSION_NUM >= 140000
+	Snapshot	s;
+
+	if (!ActiveSnapshotSet())
+		return false;
+	s = GetActiveSnapshot();
+	if (s->snapshot_type != SNAPSHOT_MVCC || s->snapXactCompletionCount == 0)
+		return false;
+	if (store)
+	{
+		c->snap = s;
+		c->curcid = s->curcid;
+		c->xmin = s->xmin;
+		c->xmax = s->xmax;
+		c->completions = s->snapXactCompletionCount;
+		return true;
+	}
+	return c->snap == s && c->curcid == s->curcid && c->xmin == s->xmin &&
+		c->xmax == s->xmax && c->completions == s->snapXactCompletionCount;
+#else
+	return false;
+#endif
+}
+
 /* the registry row of (tbl, col) after the privilege check, or an error */
 static void
 lookup_tracked(FunctionCallInfo fcinfo, LookupCache *c, RegRow *r)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	char	   *colname = NameStr(*PG_GETARG_NAME(1));
+	RegRow		fresh;
 
-	/* privileges change only between statements; check once per call site */
-	if (c->relid != relid || c->userid != GetUserId() ||
-		strcmp(NameStr(c->col), colname) != 0)
+	if (c->probe_valid && c->relid == relid && c->userid == GetUserId() &&
+		strcmp(NameStr(c->col), colname) == 0 && same_snapshot(c, false))
 	{
-		if (get_rel_relkind(relid) == '\0')
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_TABLE),
-					 errmsg("relation with OID %u does not exist", relid)));
-		check_select(relid, colname, user_column(relid, colname));
-		c->relid = relid;
-		c->userid = GetUserId();
-		namestrcpy(&c->col, colname);
+		*r = c->row;
+		return;
 	}
-	if (!bf_registry_fetch(c->nsp, 0, relid, colname, false, r))
+
+	c->probe_valid = false;
+	if (get_rel_relkind(relid) == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	check_select(relid, colname, user_column(relid, colname));
+	if (!bf_registry_fetch(c->nsp, 0, relid, colname, false, &fresh))
 		not_tracked(relid, colname);
-	if (r->filter_raw == NULL)
+	if (fresh.filter_raw == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the filter of column \"%s\" of table \"%s\" is missing",
 						colname, get_rel_name(relid)),
 				 errhint("Call bf_rebuild('%s', '%s').", qualified_rel(relid), colname)));
+
+	/* keep the probe for the rest of the statement */
+	if (c->row.filter_raw)
+		pfree(c->row.filter_raw);
+	c->row = fresh;
+	c->row.filter_raw = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+										   VARSIZE_ANY(fresh.filter_raw));
+	memcpy(c->row.filter_raw, fresh.filter_raw, VARSIZE_ANY(fresh.filter_raw));
+	c->relid = relid;
+	namestrcpy(&c->col, colname);
+	c->userid = GetUserId();
+	c->probe_valid = same_snapshot(c, true);
+	*r = c->row;
 }
 
 PG_FUNCTION_INFO_V1(bf_might_contain);
