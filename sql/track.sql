@@ -6,6 +6,9 @@ SET client_min_messages = notice;
 CREATE TABLE tr (id int, name text);
 INSERT INTO tr SELECT g, 'n' || g FROM generate_series(1, 100) g;
 SELECT bf_track('tr', 'id');
+-- the view's columns, as the issue names them
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+WHERE attrelid = 'bf_tracked'::regclass AND attnum > 0 ORDER BY attnum;
 -- NULL capacity: max(1000, 2 x rows)
 SELECT tbl, col, method, capacity, target_fpr, bytes, deleted_since_rebuild,
        saturated, round(estimated_cardinality) AS card

@@ -966,8 +966,9 @@ bf_registry_filter(RegRow *r)
  * the value, and the last registry probe (after its privilege check) with
  * the snapshot it was made under.  Within one statement the snapshot does
  * not change, so neither can the registry row it sees: the probe is reused
- * until the active snapshot is another one (a new statement, also in a
- * PL/pgSQL loop where the call site survives across statements).
+ * until the active snapshot sees other rows (a new statement after a write
+ * or a commit, also in a PL/pgSQL loop where the call site survives across
+ * statements).
  */
 typedef struct LookupCache
 {
@@ -979,11 +980,14 @@ typedef struct LookupCache
 	Oid			relid;
 	NameData	col;
 	Oid			userid;
-	Snapshot	snap;			/* identity of the snapshot, never dereferenced */
+	/* the snapshot of the probe: what decides which rows it sees */
 	CommandId	curcid;
 	TransactionId xmin;
 	TransactionId xmax;
-	uint64		completions;
+	uint32		xcnt;
+	int32		subxcnt;
+	bool		suboverflowed;
+	TransactionId *xip;			/* xip, then subxip */
 	RegRow		row;			/* filter_raw in fn_mcxt */
 } LookupCache;
 
@@ -1002,36 +1006,41 @@ lookup_cache(FunctionCallInfo fcinfo)
 }
 
 /*
- * Can the last probe be reused?  Two snapshots with equal xmin, xmax,
- * command id and count of completed transactions (PostgreSQL 14+) see the
- * same rows; the pointer guards against comparing with a different kind of
- * snapshot.  Without the completion count (13), probe every time.
+ * Can the last probe be reused?  Only under a snapshot that sees exactly
+ * the same rows: same xmin, xmax, command id and in-progress (sub)xids.
+ * The contents are compared, not the pointer: a later statement's snapshot
+ * may be allocated at the same address.  store: remember the active one.
  */
 static bool
-same_snapshot(LookupCache *c, bool store)
+same_snapshot(LookupCache *c, bool store, MemoryContext mcxt)
 {
-#if PG_VERSION_NUM >= 140000
 	Snapshot	s;
 
 	if (!ActiveSnapshotSet())
 		return false;
 	s = GetActiveSnapshot();
-	if (s->snapshot_type != SNAPSHOT_MVCC || s->snapXactCompletionCount == 0)
+	if (s->snapshot_type != SNAPSHOT_MVCC)
 		return false;
 	if (store)
 	{
-		c->snap = s;
 		c->curcid = s->curcid;
 		c->xmin = s->xmin;
 		c->xmax = s->xmax;
-		c->completions = s->snapXactCompletionCount;
+		c->xcnt = s->xcnt;
+		c->subxcnt = s->subxcnt;
+		c->suboverflowed = s->suboverflowed;
+		if (c->xip)
+			pfree(c->xip);
+		c->xip = MemoryContextAlloc(mcxt, sizeof(TransactionId) * (s->xcnt + s->subxcnt + 1));
+		memcpy(c->xip, s->xip, sizeof(TransactionId) * s->xcnt);
+		memcpy(c->xip + s->xcnt, s->subxip, sizeof(TransactionId) * s->subxcnt);
 		return true;
 	}
-	return c->snap == s && c->curcid == s->curcid && c->xmin == s->xmin &&
-		c->xmax == s->xmax && c->completions == s->snapXactCompletionCount;
-#else
-	return false;
-#endif
+	return c->curcid == s->curcid && c->xmin == s->xmin && c->xmax == s->xmax &&
+		c->xcnt == s->xcnt && c->subxcnt == s->subxcnt &&
+		c->suboverflowed == s->suboverflowed &&
+		memcmp(c->xip, s->xip, sizeof(TransactionId) * s->xcnt) == 0 &&
+		memcmp(c->xip + s->xcnt, s->subxip, sizeof(TransactionId) * s->subxcnt) == 0;
 }
 
 /* the registry row of (tbl, col) after the privilege check, or an error */
@@ -1043,7 +1052,8 @@ lookup_tracked(FunctionCallInfo fcinfo, LookupCache *c, RegRow *r)
 	RegRow		fresh;
 
 	if (c->probe_valid && c->relid == relid && c->userid == GetUserId() &&
-		strcmp(NameStr(c->col), colname) == 0 && same_snapshot(c, false))
+		strcmp(NameStr(c->col), colname) == 0 &&
+		same_snapshot(c, false, NULL))
 	{
 		*r = c->row;
 		return;
@@ -1074,7 +1084,7 @@ lookup_tracked(FunctionCallInfo fcinfo, LookupCache *c, RegRow *r)
 	c->relid = relid;
 	namestrcpy(&c->col, colname);
 	c->userid = GetUserId();
-	c->probe_valid = same_snapshot(c, true);
+	c->probe_valid = same_snapshot(c, true, fcinfo->flinfo->fn_mcxt);
 	*r = c->row;
 }
 
