@@ -8,14 +8,17 @@ OBJS = \
 	src/bf_ops.o \
 	src/bf_agg.o \
 	src/bf_am.o \
-	src/bf_index.o
+	src/bf_index.o \
+	src/bf_track.o \
+	src/bf_trigger.o
 
 EXTENSION = bloomfilter
 DATA = sql/bloomfilter--1.0.sql
 PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 
-REGRESS = setup hashing core io errors accuracy setops aggregates index
-ISOLATION = index_concurrency
+REGRESS = setup hashing core io errors accuracy setops aggregates index track
+ISOLATION = index_concurrency track_concurrency
+ISOLATION_OPTS = --load-extension=bloomfilter
 
 PG_CPPFLAGS = -I$(srcdir)/src
 # -Wno-unused-parameter: the server headers (bufpage.h) and fmgr signatures trip it

@@ -449,3 +449,132 @@ CREATE FUNCTION bf_index_info(index regclass,
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bf_index_info(regclass) IS
 	'parameters of a bloomfilter index and estimates from its set bits';
+
+--
+-- ======================================================================
+-- Tracked filters (issue 4): per-table filters kept in sync by triggers.
+-- The C side is src/bf_track.c (API, registry access, DDL upkeep) and
+-- src/bf_trigger.c (the statement-level sync trigger and bf_sync_into).
+-- ======================================================================
+--
+
+-- One row per tracked column.  tbl is a regclass so that pg_dump writes it
+-- as a name and it re-resolves on restore and follows ALTER TABLE RENAME;
+-- col is kept current on RENAME COLUMN by the DDL event trigger below.
+-- id names the sync triggers (bf_sync_<id>_ins, ...) and is their argument.
+CREATE TABLE bf_registry (
+	id bigint NOT NULL,
+	tbl regclass NOT NULL,
+	col name NOT NULL,
+	method text NOT NULL,
+	capacity bigint NOT NULL CHECK (capacity > 0),
+	fpr float8 NOT NULL CHECK (fpr > 0 AND fpr < 1),
+	filter bloomfilter,
+	deleted_since_rebuild bigint NOT NULL DEFAULT 0,
+	CONSTRAINT bf_registry_pkey PRIMARY KEY (id),
+	CONSTRAINT bf_registry_tbl_col_key UNIQUE (tbl, col)
+);
+-- no compression: half-full bit arrays do not compress, and an
+-- uncompressed out-of-line value is cheap to recognise in the lookup cache
+ALTER TABLE bf_registry ALTER COLUMN filter SET STORAGE EXTERNAL;
+SELECT pg_catalog.pg_extension_config_dump('bf_registry', '');
+REVOKE ALL ON bf_registry FROM PUBLIC;
+
+-- The attribute number of each tracked column in this database, which is
+-- how a RENAME COLUMN is followed.  Deliberately not dumped: attribute
+-- numbers change across pg_dump/pg_restore, so a restored database
+-- re-derives them from the (dumped) column names.
+-- The column's type and collation are kept to notice ALTER COLUMN TYPE,
+-- after which the filter is rebuilt (the hashing may have changed).
+CREATE TABLE bf_registry_attnum (
+	id bigint NOT NULL PRIMARY KEY,
+	attnum int2 NOT NULL,
+	atttypid oid,
+	attcollation oid
+);
+REVOKE ALL ON bf_registry_attnum FROM PUBLIC;
+
+-- Management functions: VOLATILE (they write), PARALLEL UNSAFE (they
+-- create triggers and write the registry).  Not STRICT: a NULL capacity or
+-- fpr means "choose one" (see README, "Tracked filters"); NULL tbl or col
+-- is rejected with an error.
+CREATE FUNCTION bf_track(tbl regclass, col name, capacity bigint DEFAULT NULL,
+						 fpr float8 DEFAULT 0.01, method text DEFAULT 'trigger')
+	RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bf_track(regclass, name, bigint, float8, text) IS
+	'create the filter of tbl.col from its rows and keep it in sync';
+
+CREATE FUNCTION bf_untrack(tbl regclass, col name) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bf_untrack(regclass, name) IS 'drop the filter of tbl.col and its triggers';
+
+-- Not STRICT: NULL capacity / fpr mean "choose" / "keep".
+CREATE FUNCTION bf_rebuild(tbl regclass, col name, capacity bigint DEFAULT NULL,
+						   fpr float8 DEFAULT NULL)
+	RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bf_rebuild(regclass, name, bigint, float8) IS
+	'rebuild the filter of tbl.col from its current rows and swap it in';
+
+-- STABLE: the answer depends on the table's contents.  PARALLEL SAFE: it
+-- only reads the registry with the query's snapshot.
+CREATE FUNCTION bf_might_contain(tbl regclass, col name, value anyelement) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_might_contain(regclass, name, anyelement) IS
+	'false if no row of tbl has col = value; true if one probably has';
+-- an untyped literal resolves to text (as for bf_contains)
+CREATE FUNCTION bf_might_contain(tbl regclass, col name, value text) RETURNS bool
+	AS 'MODULE_PATHNAME', 'bf_might_contain' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bf_tracked_filter(tbl regclass, col name) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_tracked_filter(regclass, name) IS 'the current filter of tbl.col';
+
+-- helper of the bf_tracked view: (estimated cardinality, fill ratio,
+-- estimated false-positive rate) of a filter
+CREATE FUNCTION bf_track_stats(bloomfilter, OUT estimated_cardinality float8,
+							   OUT fill_ratio float8, OUT estimated_fpr float8)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- One row per tracked column the current user may read (the filter is as
+-- sensitive as the column).  saturated: the estimated false-positive rate
+-- exceeds the target, i.e. more distinct values were added than the
+-- capacity (a bf_rebuild with a larger capacity fixes it).
+CREATE VIEW bf_tracked AS
+	SELECT r.tbl, r.col, r.method, r.capacity, r.fpr AS target_fpr,
+		   s.estimated_cardinality, s.fill_ratio, s.estimated_fpr,
+		   s.estimated_fpr > r.fpr AS saturated,
+		   pg_catalog.octet_length(r.filter::bytea)::bigint AS bytes,
+		   r.deleted_since_rebuild
+	FROM bf_registry r
+		 LEFT JOIN LATERAL bf_track_stats(r.filter) s ON true
+	WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = r.tbl)
+	  AND pg_catalog.has_column_privilege(r.tbl, r.col, 'SELECT');
+GRANT SELECT ON bf_tracked TO PUBLIC;
+
+-- the sync trigger bf_track installs (statement level, transition tables)
+CREATE FUNCTION bf_track_sync() RETURNS trigger
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+-- bf_sync_into(target_table, target_key_column, target_filter_column,
+--              source_key_column, source_value_column [, capacity, fpr])
+CREATE FUNCTION bf_sync_into() RETURNS trigger
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bf_sync_into() IS
+	'statement trigger: add source_value_column of new rows to the filter in target_table.target_filter_column of the row whose target_key_column = source_key_column';
+
+-- DDL upkeep: follows RENAME COLUMN, forgets dropped tables and columns,
+-- rebuilds the filter after ALTER COLUMN TYPE,
+-- installs the sync triggers on new or attached partitions (and adds the
+-- rows of an attached one), removes them from detached ones.
+CREATE FUNCTION bf_track_ddl() RETURNS event_trigger
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+CREATE EVENT TRIGGER bf_track_ddl ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'DROP TABLE', 'DROP SCHEMA', 'DROP OWNED')
+	EXECUTE FUNCTION bf_track_ddl();
+-- before an ALTER TABLE: derive attribute numbers a restore left out, so
+-- that a first RENAME COLUMN after pg_restore is followed too
+CREATE EVENT TRIGGER bf_track_ddl_start ON ddl_command_start
+	WHEN TAG IN ('ALTER TABLE')
+	EXECUTE FUNCTION bf_track_ddl();

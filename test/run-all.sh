@@ -1,8 +1,9 @@
 #!/bin/bash
 # Runs every test suite of the extension: installs dependencies, builds,
 # installs, then runs the unit tests of the PostgreSQL-free core, the
-# pg_regress suites (make installcheck) and the independent reference
-# reader (test/reference_check.py) in a throwaway cluster.
+# pg_regress and isolation suites (make installcheck), the dump/restore
+# check of tracked filters (test/dump_restore.sh) and the independent
+# reference reader (test/reference_check.py) in throwaway clusters.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash test/install-deps.sh || exit 1
@@ -31,6 +32,10 @@ record regress $rc
 # pg_dump / pg_restore of bloomfilter values
 pg_virtualenv bash test/pg_dump_check.sh
 record pg_dump $?
+
+# tracked filters across pg_dump -Fc / pg_restore
+pg_virtualenv bash test/dump_restore.sh
+record dump_restore $?
 
 # the independent reader of docs/FORMAT.md against the extension
 if [ -f test/reference_check.py ]; then
