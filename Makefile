@@ -16,7 +16,7 @@ EXTENSION = bloomfilter
 DATA = sql/bloomfilter--1.0.sql
 PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 
-REGRESS = setup hashing core io errors accuracy setops aggregates index track
+REGRESS = setup hashing core io errors accuracy setops aggregates index track track_index
 ISOLATION = index_concurrency track_concurrency
 ISOLATION_OPTS = --load-extension=bloomfilter
 

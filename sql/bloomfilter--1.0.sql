@@ -499,7 +499,7 @@ REVOKE ALL ON bf_registry_attnum FROM PUBLIC;
 -- fpr means "choose one" (see README, "Tracked filters"); NULL tbl or col
 -- is rejected with an error.
 CREATE FUNCTION bf_track(tbl regclass, col name, capacity bigint DEFAULT NULL,
-						 fpr float8 DEFAULT 0.01, method text DEFAULT 'trigger')
+						 fpr float8 DEFAULT 0.01, method text DEFAULT 'index')
 	RETURNS void
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 COMMENT ON FUNCTION bf_track(regclass, name, bigint, float8, text) IS
@@ -541,14 +541,41 @@ CREATE FUNCTION bf_track_stats(bloomfilter, OUT estimated_cardinality float8,
 -- sensitive as the column).  saturated: the estimated false-positive rate
 -- exceeds the target, i.e. more distinct values were added than the
 -- capacity (a bf_rebuild with a larger capacity fixes it).
+-- the bloomfilter index holding the filter of a column tracked with method
+-- 'index' (looked up, so that REINDEX and pg_restore are followed), or NULL
+CREATE FUNCTION bf_track_index(tbl regclass, col name) RETURNS regclass
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- For method 'index' the figures come from the index (summed over the
+-- partitions' indexes of a partitioned table); deleted_since_rebuild is
+-- NULL there: deletes are not counted, so that deleting transactions do
+-- not queue on the registry row (see pg_stat_user_tables.n_tup_del).
 CREATE VIEW bf_tracked AS
 	SELECT r.tbl, r.col, r.method, r.capacity, r.fpr AS target_fpr,
-		   s.estimated_cardinality, s.fill_ratio, s.estimated_fpr,
-		   s.estimated_fpr > r.fpr AS saturated,
-		   pg_catalog.octet_length(r.filter::bytea)::bigint AS bytes,
-		   r.deleted_since_rebuild
+		   COALESCE(s.estimated_cardinality, i.estimated_cardinality) AS estimated_cardinality,
+		   COALESCE(s.fill_ratio, i.fill_ratio) AS fill_ratio,
+		   COALESCE(s.estimated_fpr, i.estimated_fpr) AS estimated_fpr,
+		   CASE WHEN r.method = 'index' THEN i.saturated
+				ELSE s.estimated_fpr > r.fpr END AS saturated,
+		   CASE WHEN r.method = 'index' THEN i.bytes
+				ELSE pg_catalog.octet_length(r.filter::bytea)::bigint END AS bytes,
+		   CASE WHEN r.method = 'index' THEN NULL
+				ELSE r.deleted_since_rebuild END AS deleted_since_rebuild
 	FROM bf_registry r
-		 LEFT JOIN LATERAL bf_track_stats(r.filter) s ON true
+		 LEFT JOIN LATERAL bf_track_stats(r.filter) s ON r.method = 'trigger'
+		 LEFT JOIN LATERAL (
+			SELECT pg_catalog.sum(x.estimated_cardinality) AS estimated_cardinality,
+				   pg_catalog.sum(x.fill * x.nbits) / pg_catalog.sum(x.nbits) AS fill_ratio,
+				   pg_catalog.max(x.estimated_fpr) AS estimated_fpr,
+				   pg_catalog.bool_or(x.saturated) AS saturated,
+				   pg_catalog.sum(pg_catalog.pg_relation_size(p.relid))::bigint AS bytes
+			FROM (SELECT t.relid FROM pg_catalog.pg_partition_tree(bf_track_index(r.tbl, r.col)) t
+				  WHERE t.isleaf
+				  UNION ALL
+				  SELECT bf_track_index(r.tbl, r.col)
+				  WHERE pg_catalog.pg_partition_root(bf_track_index(r.tbl, r.col)) IS NULL) p,
+				 LATERAL bf_index_info(p.relid) x
+			WHERE r.method = 'index') i ON r.method = 'index'
 	WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = r.tbl)
 	  AND pg_catalog.has_column_privilege(r.tbl, r.col, 'SELECT');
 GRANT SELECT ON bf_tracked TO PUBLIC;

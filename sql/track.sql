@@ -5,7 +5,7 @@ SET client_min_messages = notice;
 -- ---- basics: filled from existing rows, kept in sync by every kind of write
 CREATE TABLE tr (id int, name text);
 INSERT INTO tr SELECT g, 'n' || g FROM generate_series(1, 100) g;
-SELECT bf_track('tr', 'id');
+SELECT bf_track('tr', 'id', method => 'trigger');
 -- the view's columns, as the issue names them
 SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
 WHERE attrelid = 'bf_tracked'::regclass AND attnum > 0 ORDER BY attnum;
@@ -104,7 +104,7 @@ INSERT INTO tr VALUES (42);
 SELECT bf_might_contain('tr', 'id', 42), bf_might_contain('tr', 'id', 77777);
 
 -- ---- a second tracked column, text, on the same table
-SELECT bf_track('tr', 'name', 100, 0.05);
+SELECT bf_track('tr', 'name', 100, 0.05, method => 'trigger');
 INSERT INTO tr VALUES (43, 'alice');
 SELECT bf_might_contain('tr', 'name', 'alice'), bf_might_contain('tr', 'name', 'bob'),
        bf_might_contain('tr', 'id', 43);
@@ -133,29 +133,28 @@ SELECT count(*) AS registry_rows FROM bf_registry;
 -- DROP SCHEMA ... CASCADE forgets the filters of its tables
 CREATE SCHEMA regress_bf_s;
 CREATE TABLE regress_bf_s.t (id int);
-SELECT bf_track('regress_bf_s.t', 'id');
+SELECT bf_track('regress_bf_s.t', 'id', method => 'trigger');
 DROP SCHEMA regress_bf_s CASCADE;
 SELECT count(*) AS registry_rows FROM bf_registry;
 
 -- ---- errors
 CREATE TABLE te (id int, c text COLLATE "C", pt point);
-SELECT bf_track('te', 'id');
-SELECT bf_track('te', 'id');                         -- already tracked
-SELECT bf_track('te', 'nope');
-SELECT bf_track('te', 'ctid');
-SELECT bf_track('te', 'pt');                         -- no hash support
-SELECT bf_track('te', 'c', -1);
-SELECT bf_track('te', 'c', 100, 1.5);
-SELECT bf_track('te', 'c', method => 'index');
+SELECT bf_track('te', 'id', method => 'trigger');
+SELECT bf_track('te', 'id', method => 'trigger');                         -- already tracked
+SELECT bf_track('te', 'nope', method => 'trigger');
+SELECT bf_track('te', 'ctid', method => 'trigger');
+SELECT bf_track('te', 'pt', method => 'trigger');                         -- no hash support
+SELECT bf_track('te', 'c', -1, method => 'trigger');
+SELECT bf_track('te', 'c', 100, 1.5, method => 'trigger');
 SELECT bf_track('te', 'c', method => 'btree');
-SELECT bf_track(NULL, 'c');
+SELECT bf_track(NULL, 'c', method => 'trigger');
 SELECT bf_might_contain('te', 'c', 'x');             -- not tracked
 SELECT bf_might_contain('te', 'nope', 1);
 SELECT bf_tracked_filter('te', 'c');
 SELECT bf_rebuild('te', 'c');
 SELECT bf_untrack('te', 'c');
 CREATE VIEW tv AS SELECT 1 AS a;
-SELECT bf_track('tv', 'a');
+SELECT bf_track('tv', 'a', method => 'trigger');
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT bf_rebuild('te', 'id');
 ROLLBACK;
@@ -172,7 +171,7 @@ CREATE TABLE tp2 PARTITION OF tp FOR VALUES FROM (1000) TO (2000) PARTITION BY R
 CREATE TABLE tp2a PARTITION OF tp2 FOR VALUES FROM (1000) TO (1500);
 CREATE TABLE tp2b PARTITION OF tp2 FOR VALUES FROM (1500) TO (2000);
 INSERT INTO tp VALUES (1), (1001), (1600);
-SELECT bf_track('tp', 'k', 10000);
+SELECT bf_track('tp', 'k', 10000, method => 'trigger');
 SELECT tgrelid::regclass, count(*) FROM pg_trigger
 WHERE tgname LIKE 'bf_sync_%' GROUP BY 1 ORDER BY tgrelid::regclass::text COLLATE "C";
 INSERT INTO tp VALUES (2), (1002);
@@ -197,9 +196,9 @@ SELECT count(*) AS false_negatives FROM tp WHERE NOT bf_might_contain('tp', 'k',
 UPDATE tp SET k = 1900 WHERE k = 1001;
 SELECT bf_might_contain('tp', 'k', 1900);
 -- a partition alone cannot be tracked, nor a tracked table become a partition
-SELECT bf_track('tp1', 'k');
+SELECT bf_track('tp1', 'k', method => 'trigger');
 CREATE TABLE tp5 (k bigint, v text);
-SELECT bf_track('tp5', 'k');
+SELECT bf_track('tp5', 'k', method => 'trigger');
 ALTER TABLE tp ATTACH PARTITION tp5 FOR VALUES FROM (4000) TO (5000);
 DROP TABLE tp5;
 ALTER TABLE tp DETACH PARTITION tp3;
@@ -220,7 +219,7 @@ GRANT USAGE ON SCHEMA regress_bf_evil TO regress_bf_track_user;
 GRANT ALL ON regress_bf_evil.bf_registry TO regress_bf_track_user;
 CREATE TABLE ts (id int, pub int);
 INSERT INTO ts VALUES (1, 1);
-SELECT bf_track('ts', 'id'), bf_track('ts', 'pub');
+SELECT bf_track('ts', 'id', method => 'trigger'), bf_track('ts', 'pub', method => 'trigger');
 GRANT SELECT (pub), INSERT ON ts TO regress_bf_track_user;
 SET ROLE regress_bf_track_user;
 SELECT bf_might_contain('ts', 'pub', 1);
@@ -228,7 +227,7 @@ SELECT bf_might_contain('ts', 'id', 1);
 SELECT bf_tracked_filter('ts', 'id');
 SELECT length(bf_tracked_filter('ts', 'pub')::text) > 0;
 SELECT tbl, col FROM bf_tracked;
-SELECT bf_track('ts', 'pub');
+SELECT bf_track('ts', 'pub', method => 'trigger');
 SELECT bf_untrack('ts', 'pub');
 SELECT bf_rebuild('ts', 'pub');
 SELECT count(*) FROM bf_registry;
@@ -249,7 +248,7 @@ GRANT CREATE ON SCHEMA public TO regress_bf_track_user;
 SET ROLE regress_bf_track_user;
 CREATE TABLE ts_own (id int);
 INSERT INTO ts_own VALUES (1);
-SELECT bf_track('ts_own', 'id');
+SELECT bf_track('ts_own', 'id', method => 'trigger');
 INSERT INTO ts_own VALUES (2);
 SELECT bf_rebuild('ts_own', 'id');
 SELECT bf_might_contain('ts_own', 'id', 1), bf_might_contain('ts_own', 'id', 2);

@@ -27,6 +27,8 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/index.h"
+#include "commands/defrem.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/event_trigger.h"
@@ -48,8 +50,11 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "bf_am.h"
+
 /* bf_funcs.c */
 extern Datum bf_create(PG_FUNCTION_ARGS);
+extern Datum bf_index_filter(PG_FUNCTION_ARGS);
 
 /* seconds between progress NOTICEs while reading a table */
 #define BF_PROGRESS_SECS 5
@@ -528,6 +533,136 @@ check_capacity_arg(FunctionCallInfo fcinfo, int argno)
 				 errhint("Pass NULL to have it chosen from the size of the table.")));
 }
 
+/* ---- method 'index': the filter is a bloomfilter index on the column ---- */
+
+/*
+ * The valid single-column bloomfilter index on relid's column attnum
+ * (without expressions or a predicate), or InvalidOid.  Looked up rather
+ * than stored: REINDEX, ALTER COLUMN TYPE and pg_restore give the index a
+ * new OID, and the lookup follows them all.
+ */
+static Oid
+find_bloom_index(Oid relid, AttrNumber attnum)
+{
+	Oid			amoid = get_index_am_oid("bloomfilter", false);
+	Relation	rel = table_open(relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	Oid			result = InvalidOid;
+
+	foreach(lc, indexes)
+	{
+		Relation	idx = index_open(lfirst_oid(lc), AccessShareLock);
+
+		if (idx->rd_rel->relam == amoid &&
+			idx->rd_index->indnatts == 1 &&
+			idx->rd_index->indkey.values[0] == attnum &&
+			(idx->rd_rel->relkind == RELKIND_PARTITIONED_INDEX ||
+			 idx->rd_index->indisvalid) &&
+			RelationGetIndexExpressions(idx) == NIL &&
+			RelationGetIndexPredicate(idx) == NIL)
+			result = RelationGetRelid(idx);
+		index_close(idx, AccessShareLock);
+		if (OidIsValid(result))
+			break;
+	}
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	return result;
+}
+
+static Oid
+tracked_index_or_error(Oid relid, const char *colname)
+{
+	Oid			idx = find_bloom_index(relid, user_column(relid, colname));
+
+	if (!OidIsValid(idx))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the bloomfilter index of column \"%s\" of table \"%s\" is missing",
+						colname, get_rel_name(relid)),
+				 errhint("Call bf_untrack and bf_track again to recreate it.")));
+	return idx;
+}
+
+/*
+ * bf_track_index(tbl, col): the index that holds the filter of a column
+ * tracked with method 'index' (NULL if there is none); for the view.
+ */
+PG_FUNCTION_INFO_V1(bf_track_index);
+Datum
+bf_track_index(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char	   *colname = NameStr(*PG_GETARG_NAME(1));
+	AttrNumber	attnum;
+	Oid			idx;
+
+	if (get_rel_relkind(relid) == '\0')
+		PG_RETURN_NULL();
+	attnum = get_attnum(relid, colname);
+	if (attnum <= 0)
+		PG_RETURN_NULL();
+	idx = find_bloom_index(relid, attnum);
+	if (!OidIsValid(idx))
+		PG_RETURN_NULL();
+	PG_RETURN_OID(idx);
+}
+
+/* CREATE INDEX ... USING bloomfilter for bf_track(method => 'index') */
+static Oid
+create_bloom_index(Oid relid, const char *colname, bool capacity_given,
+				   int64 capacity, double fpr)
+{
+	Oid			nsp = get_rel_namespace(relid);
+	char	   *name = ChooseRelationName(get_rel_name(relid), colname, "bf", nsp, false);
+	StringInfoData opts;
+	char		fprbuf[64];
+
+	if (capacity_given && capacity > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("capacity " INT64_FORMAT " is too large for method 'index'", capacity),
+				 errdetail("The index's capacity option is at most %d.", PG_INT32_MAX)));
+	snprintf(fprbuf, sizeof(fprbuf), "%.17g", fpr);
+	initStringInfo(&opts);
+	appendStringInfo(&opts, "fpr = %s", fprbuf);
+	if (capacity_given)
+		appendStringInfo(&opts, ", capacity = " INT64_FORMAT, capacity);
+	spi_exec(psprintf("CREATE INDEX %s ON %s USING bloomfilter (%s) WITH (%s)",
+					  quote_identifier(name), qualified_rel(relid),
+					  quote_identifier(colname), opts.data),
+			 0, NULL, NULL, NULL, SPI_OK_UTILITY);
+	return get_relname_relid(name, nsp);
+}
+
+/*
+ * The indexes that hold bits: the index itself, or the leaf indexes of a
+ * partitioned one (pg_partition_tree lists nothing for a plain index).
+ */
+#define BF_LEAF_INDEXES \
+	"SELECT p.relid FROM pg_catalog.pg_partition_tree($1) p WHERE p.isleaf " \
+	"UNION ALL SELECT $1::pg_catalog.regclass WHERE pg_catalog.pg_partition_root($1) IS NULL"
+
+/* capacity of the index's filter (of its first partition when partitioned) */
+static int64
+index_capacity(BfSpiContext *cx, Oid idx)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(idx)};
+	bool		isnull;
+	Datum		d;
+
+	spi_exec(psprintf("SELECT i.capacity FROM (" BF_LEAF_INDEXES ") p, "
+					  "%s.bf_index_info(p.relid) i ORDER BY p.relid LIMIT 1",
+					  cx->nspname),
+			 1, types, values, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return BF_MIN_CAPACITY;
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? BF_MIN_CAPACITY : DatumGetInt64(d);
+}
+
 /* ---- bf_track ---- */
 
 PG_FUNCTION_INFO_V1(bf_track);
@@ -537,7 +672,8 @@ bf_track(PG_FUNCTION_ARGS)
 	Oid			relid;
 	char	   *colname;
 	double		fpr = PG_ARGISNULL(3) ? 0.01 : PG_GETARG_FLOAT8(3);
-	char	   *method = PG_ARGISNULL(4) ? "trigger" : text_to_cstring(PG_GETARG_TEXT_PP(4));
+	char	   *method = PG_ARGISNULL(4) ? "index" : text_to_cstring(PG_GETARG_TEXT_PP(4));
+	bool		use_index;
 	char		relkind;
 	AttrNumber	attnum;
 	Oid			typid;
@@ -555,16 +691,12 @@ bf_track(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(0);
 	colname = NameStr(*PG_GETARG_NAME(1));
 
-	if (strcmp(method, "index") == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("bf_track method \"index\" is not supported yet"),
-				 errhint("Use method 'trigger'.")));
-	if (strcmp(method, "trigger") != 0)
+	use_index = (strcmp(method, "index") == 0);
+	if (!use_index && strcmp(method, "trigger") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown bf_track method \"%s\"", method),
-				 errhint("The method is 'trigger'.")));
+				 errhint("The methods are 'index' (a bloomfilter index, for busy tables) and 'trigger' (a filter value kept by statement triggers).")));
 	check_capacity_arg(fcinfo, 2);
 	check_read_committed("bf_track");
 	check_owner(relid);
@@ -611,13 +743,46 @@ bf_track(PG_FUNCTION_ARGS)
 							colname, get_rel_name(relid)),
 					 errhint("Use bf_rebuild to rebuild its filter, or bf_untrack first.")));
 	}
-	capacity = PG_ARGISNULL(2) ? auto_capacity(relid, only) : PG_GETARG_INT64(2);
-	f.vl = new_filter(capacity, fpr);
-	bf_read_header(f.vl, &f.hdr);
-
 	spi_exec(psprintf("SELECT COALESCE(pg_catalog.max(id), 0) + 1 FROM %s", cx.registry),
 			 0, NULL, NULL, NULL, SPI_OK_SELECT);
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+
+	if (use_index)
+	{
+		/*
+		 * The server keeps the index current on every INSERT, COPY and
+		 * UPDATE; the registry row only records that the column is tracked
+		 * (the index is found again by bf_might_contain).
+		 */
+		Oid			idx = create_bloom_index(relid, colname, !PG_ARGISNULL(2),
+											 PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2), fpr);
+		Oid			types[5] = {INT8OID, OIDOID, NAMEOID, INT8OID, FLOAT8OID};
+		Datum		values[5];
+
+		values[0] = Int64GetDatum(id);
+		values[1] = ObjectIdGetDatum(relid);
+		values[2] = PG_GETARG_DATUM(1);
+		values[3] = Int64GetDatum(index_capacity(&cx, idx));
+		values[4] = Float8GetDatum(fpr);
+		spi_exec(psprintf("INSERT INTO %s (id, tbl, col, method, capacity, fpr) "
+						  "VALUES ($1, $2, $3, 'index', $4, $5)", cx.registry),
+				 5, types, values, NULL, SPI_OK_INSERT);
+		types[1] = INT2OID;
+		values[1] = Int16GetDatum(attnum);
+		types[2] = OIDOID;
+		values[2] = ObjectIdGetDatum(typid);
+		types[3] = OIDOID;
+		values[3] = ObjectIdGetDatum(collid);
+		spi_exec(psprintf("INSERT INTO %s (id, attnum, atttypid, attcollation) VALUES ($1, $2, $3, $4)",
+						  cx.registry_attnum),
+				 4, types, values, NULL, SPI_OK_INSERT);
+		bf_spi_end(&cx);
+		PG_RETURN_VOID();
+	}
+
+	capacity = PG_ARGISNULL(2) ? auto_capacity(relid, only) : PG_GETARG_INT64(2);
+	f.vl = new_filter(capacity, fpr);
+	bf_read_header(f.vl, &f.hdr);
 
 	bf_install_triggers(&cx, id, relid);
 	if (relkind == RELKIND_PARTITIONED_TABLE)
@@ -675,7 +840,7 @@ bf_track(PG_FUNCTION_ARGS)
 /* registry id of (relid, col), locked FOR UPDATE, or not_tracked() */
 static int64
 lock_registry_row(BfSpiContext *cx, Oid relid, Datum colname, int64 *capacity,
-				  double *fpr)
+				  double *fpr, bool *use_index)
 {
 	Oid			types[2] = {OIDOID, NAMEOID};
 	Datum		values[2] = {ObjectIdGetDatum(relid), colname};
@@ -683,7 +848,7 @@ lock_registry_row(BfSpiContext *cx, Oid relid, Datum colname, int64 *capacity,
 	HeapTuple	tup;
 	TupleDesc	desc;
 
-	spi_exec(psprintf("SELECT id, capacity, fpr FROM %s WHERE tbl = $1 AND col = $2 FOR UPDATE",
+	spi_exec(psprintf("SELECT id, capacity, fpr, method = 'index' FROM %s WHERE tbl = $1 AND col = $2 FOR UPDATE",
 					  cx->registry),
 			 2, types, values, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -694,6 +859,8 @@ lock_registry_row(BfSpiContext *cx, Oid relid, Datum colname, int64 *capacity,
 		*capacity = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
 	if (fpr)
 		*fpr = DatumGetFloat8(SPI_getbinval(tup, desc, 3, &isnull));
+	if (use_index)
+		*use_index = DatumGetBool(SPI_getbinval(tup, desc, 4, &isnull));
 	return DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
 }
 
@@ -708,11 +875,22 @@ bf_untrack(PG_FUNCTION_ARGS)
 	int64		id;
 	Oid			types[1] = {INT8OID};
 	Datum		values[1];
+	bool		use_index;
 
 	check_owner(relid);
 	bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
-	id = lock_registry_row(&cx, relid, PG_GETARG_DATUM(1), NULL, NULL);
-	drop_triggers(&cx, id, false);
+	id = lock_registry_row(&cx, relid, PG_GETARG_DATUM(1), NULL, NULL, &use_index);
+	if (use_index)
+	{
+		Oid			idx = find_bloom_index(relid,
+										   user_column(relid, NameStr(*PG_GETARG_NAME(1))));
+
+		if (OidIsValid(idx))
+			spi_exec(psprintf("DROP INDEX %s", qualified_rel(idx)),
+					 0, NULL, NULL, NULL, SPI_OK_UTILITY);
+	}
+	else
+		drop_triggers(&cx, id, false);
 	values[0] = Int64GetDatum(id);
 	spi_exec(psprintf("DELETE FROM %s WHERE id = $1", cx.registry),
 			 1, types, values, NULL, SPI_OK_DELETE);
@@ -736,6 +914,7 @@ bf_rebuild(PG_FUNCTION_ARGS)
 	double		fpr;
 	BfFilter	f;
 	bool		only;
+	bool		use_index;
 
 	check_args_not_null(fcinfo, "bf_rebuild");
 	relid = PG_GETARG_OID(0);
@@ -753,9 +932,63 @@ bf_rebuild(PG_FUNCTION_ARGS)
 	 */
 	spi_exec(psprintf("LOCK TABLE %s IN SHARE MODE", qualified_rel(relid)),
 			 0, NULL, NULL, NULL, SPI_OK_UTILITY);
-	id = lock_registry_row(&cx, relid, PG_GETARG_DATUM(1), &capacity, &fpr);
+	id = lock_registry_row(&cx, relid, PG_GETARG_DATUM(1), &capacity, &fpr, &use_index);
 	if (!PG_ARGISNULL(3))
 		fpr = PG_GETARG_FLOAT8(3);
+	if (use_index)
+	{
+		/*
+		 * REINDEX builds the new filter and swaps it in at commit; it holds
+		 * an exclusive lock on the index meanwhile, so lookups wait for it.
+		 */
+		Oid			idx = tracked_index_or_error(relid, colname);
+		Oid			types[3] = {INT8OID, INT8OID, FLOAT8OID};
+		Datum		values[3];
+		char		fprbuf[64];
+
+		snprintf(fprbuf, sizeof(fprbuf), "%.17g", fpr);
+		if (!PG_ARGISNULL(2) && PG_GETARG_INT64(2) > PG_INT32_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("capacity " INT64_FORMAT " is too large for method 'index'",
+							PG_GETARG_INT64(2)),
+					 errdetail("The index's capacity option is at most %d.", PG_INT32_MAX)));
+		/* each partition's index on its own: REINDEX of a partitioned index
+		 * cannot run inside the function's transaction */
+		{
+			Oid			ptypes[1] = {OIDOID};
+			Datum		pvalues[1] = {ObjectIdGetDatum(idx)};
+			uint64		nleaves;
+			Oid		   *leaves;
+			bool		isnull;
+
+			spi_exec(BF_LEAF_INDEXES, 1, ptypes, pvalues, NULL, SPI_OK_SELECT);
+			nleaves = SPI_processed;
+			leaves = palloc(sizeof(Oid) * (nleaves + 1));
+			for (uint64 i = 0; i < nleaves; i++)
+				leaves[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+														   SPI_tuptable->tupdesc, 1, &isnull));
+			for (uint64 i = 0; i < nleaves; i++)
+			{
+				spi_exec(PG_ARGISNULL(2) ?
+						 psprintf("ALTER INDEX %s SET (fpr = %s, capacity = 0)",
+								  qualified_rel(leaves[i]), fprbuf) :
+						 psprintf("ALTER INDEX %s SET (fpr = %s, capacity = " INT64_FORMAT ")",
+								  qualified_rel(leaves[i]), fprbuf, PG_GETARG_INT64(2)),
+						 0, NULL, NULL, NULL, SPI_OK_UTILITY);
+				spi_exec(psprintf("REINDEX INDEX %s", qualified_rel(leaves[i])),
+						 0, NULL, NULL, NULL, SPI_OK_UTILITY);
+			}
+		}
+		values[0] = Int64GetDatum(id);
+		values[1] = Int64GetDatum(index_capacity(&cx, idx));
+		values[2] = Float8GetDatum(fpr);
+		spi_exec(psprintf("UPDATE %s SET capacity = $2, fpr = $3, deleted_since_rebuild = 0 "
+						  "WHERE id = $1", cx.registry),
+				 3, types, values, NULL, SPI_OK_UPDATE);
+		bf_spi_end(&cx);
+		PG_RETURN_VOID();
+	}
 	capacity = PG_ARGISNULL(2) ? auto_capacity(relid, only) : PG_GETARG_INT64(2);
 	f.vl = new_filter(capacity, fpr);
 	bf_read_header(f.vl, &f.hdr);
@@ -834,6 +1067,8 @@ bf_registry_fetch(Oid nsp, int64 id, Oid relid, const char *colname, bool latest
 		out->tbl = DatumGetObjectId(heap_getattr(tup, Anum_bf_registry_tbl, desc, &isnull));
 		namestrcpy(&out->col,
 				   NameStr(*DatumGetName(heap_getattr(tup, Anum_bf_registry_col, desc, &isnull))));
+		out->use_index = strcmp(TextDatumGetCString(heap_getattr(tup, Anum_bf_registry_method,
+																desc, &isnull)), "index") == 0;
 		d = heap_getattr(tup, Anum_bf_registry_filter, desc, &isnull);
 		/* a TOAST pointer or a small in-line value: cheap to copy */
 		out->filter_raw = isnull ? NULL :
@@ -1067,7 +1302,9 @@ lookup_tracked(FunctionCallInfo fcinfo, LookupCache *c, RegRow *r)
 	check_select(relid, colname, user_column(relid, colname));
 	if (!bf_registry_fetch(c->nsp, 0, relid, colname, false, &fresh))
 		not_tracked(relid, colname);
-	if (fresh.filter_raw == NULL)
+	if (fresh.use_index)
+		fresh.index = tracked_index_or_error(relid, colname);
+	else if (fresh.filter_raw == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the filter of column \"%s\" of table \"%s\" is missing",
@@ -1078,9 +1315,12 @@ lookup_tracked(FunctionCallInfo fcinfo, LookupCache *c, RegRow *r)
 	if (c->row.filter_raw)
 		pfree(c->row.filter_raw);
 	c->row = fresh;
-	c->row.filter_raw = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
-										   VARSIZE_ANY(fresh.filter_raw));
-	memcpy(c->row.filter_raw, fresh.filter_raw, VARSIZE_ANY(fresh.filter_raw));
+	if (fresh.filter_raw)
+	{
+		c->row.filter_raw = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+											   VARSIZE_ANY(fresh.filter_raw));
+		memcpy(c->row.filter_raw, fresh.filter_raw, VARSIZE_ANY(fresh.filter_raw));
+	}
 	c->relid = relid;
 	namestrcpy(&c->col, colname);
 	c->userid = GetUserId();
@@ -1110,6 +1350,8 @@ bf_might_contain(PG_FUNCTION_ARGS)
 		bf_typeinfo_init(&c->ti, argtype, PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
 		c->ti_valid = true;
 	}
+	if (r.use_index)
+		PG_RETURN_BOOL(bf_index_might_contain(r.index, &c->ti, value));
 	f = bf_registry_filter(&r);
 	if (f.hdr.family == BF_FAMILY_NONE)
 		PG_RETURN_BOOL(false);	/* nothing was ever added */
@@ -1128,6 +1370,8 @@ bf_tracked_filter(PG_FUNCTION_ARGS)
 	RegRow		r;
 
 	lookup_tracked(fcinfo, c, &r);
+	if (r.use_index)
+		PG_RETURN_DATUM(DirectFunctionCall1(bf_index_filter, ObjectIdGetDatum(r.index)));
 	PG_RETURN_POINTER(PG_DETOAST_DATUM_COPY(PointerGetDatum(r.filter_raw)));
 }
 
@@ -1259,7 +1503,8 @@ rebuild_after_type_change(BfSpiContext *cx, int64 id, Oid relid)
 	BfFilter	f;
 
 	values[0] = Int64GetDatum(id);
-	spi_exec(psprintf("SELECT col::text, capacity, fpr FROM %s WHERE id = $1 FOR UPDATE", cx->registry),
+	spi_exec(psprintf("SELECT col::text, capacity, fpr, method = 'index' FROM %s WHERE id = $1 FOR UPDATE",
+					  cx->registry),
 			 1, types, values, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		return;
@@ -1268,14 +1513,18 @@ rebuild_after_type_change(BfSpiContext *cx, int64 id, Oid relid)
 	colname = SPI_getvalue(tup, desc, 1);
 	capacity = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
 	fpr = DatumGetFloat8(SPI_getbinval(tup, desc, 3, &isnull));
-	f.vl = new_filter(capacity, fpr);
-	bf_read_header(f.vl, &f.hdr);
-	bf_fill_from_rel(cx, &f, relid, colname,
-					 get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE, "bf_track");
-	types[1] = bf_type_oid(cx->nsp);
-	values[1] = PointerGetDatum(f.vl);
-	spi_exec(psprintf("UPDATE %s SET filter = $2 WHERE id = $1", cx->registry),
-			 2, types, values, NULL, SPI_OK_UPDATE);
+	/* method 'index': ALTER COLUMN TYPE rebuilt the index itself */
+	if (!DatumGetBool(SPI_getbinval(tup, desc, 4, &isnull)))
+	{
+		f.vl = new_filter(capacity, fpr);
+		bf_read_header(f.vl, &f.hdr);
+		bf_fill_from_rel(cx, &f, relid, colname,
+						 get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE, "bf_track");
+		types[1] = bf_type_oid(cx->nsp);
+		values[1] = PointerGetDatum(f.vl);
+		spi_exec(psprintf("UPDATE %s SET filter = $2 WHERE id = $1", cx->registry),
+				 2, types, values, NULL, SPI_OK_UPDATE);
+	}
 	spi_exec(psprintf("UPDATE %s l SET atttypid = a.atttypid, attcollation = a.attcollation "
 					  "FROM %s r, pg_catalog.pg_attribute a "
 					  "WHERE l.id = $1 AND r.id = l.id AND a.attrelid = r.tbl AND a.attnum = l.attnum",

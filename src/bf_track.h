@@ -50,6 +50,8 @@ typedef struct RegRow
 	Oid			tbl;
 	NameData	col;
 	struct varlena *filter_raw; /* as stored (maybe a TOAST pointer), or NULL */
+	bool		use_index;		/* method 'index': the filter is an index */
+	Oid			index;			/* that index, once looked up */
 } RegRow;
 
 extern bool bf_registry_fetch(Oid nsp, int64 id, Oid relid, const char *colname,

@@ -40,8 +40,8 @@ CREATE SCHEMA app;
 CREATE TABLE app.t (pad int, id bigint, name text);
 ALTER TABLE app.t DROP COLUMN pad;
 INSERT INTO app.t SELECT g, 'n' || g FROM generate_series(1, 5000) g;
-SELECT bf_track('app.t', 'id');
-SELECT bf_track('app.t', 'name', 20000, 0.001);
+SELECT bf_track('app.t', 'id', method => 'trigger');
+SELECT bf_track('app.t', 'name', 20000, 0.001, method => 'trigger');
 ALTER TABLE app.t RENAME COLUMN name TO label;
 ALTER TABLE app.t ADD PRIMARY KEY (id);
 INSERT INTO app.t VALUES (6000, 'after');
@@ -50,7 +50,7 @@ CREATE TABLE p (k int, v text) PARTITION BY RANGE (k);
 CREATE TABLE p1 PARTITION OF p FOR VALUES FROM (0) TO (1000);
 CREATE TABLE p2 PARTITION OF p FOR VALUES FROM (1000) TO (2000);
 INSERT INTO p SELECT g FROM generate_series(1, 1999, 7) g;
-SELECT bf_track('p', 'k');
+SELECT bf_track('p', 'k', method => 'trigger');
 SQL
 
 registry_sql="SELECT string_agg(format('%s.%s %s %s %s %s %s', tbl, col, method, capacity, fpr,

@@ -31,8 +31,8 @@ INSERT INTO trk_big SELECT g, 0 FROM generate_series(1, $BIG_ROWS) g;
 CREATE TABLE trk_small (id bigint PRIMARY KEY);
 INSERT INTO trk_small SELECT g FROM generate_series(1, $SMALL_CAP / 2) g;
 VACUUM ANALYZE trk_big, trk_small;" >/dev/null
-t_track_big="$(BENCH_REPS=1 time_ms "SELECT bf_track('trk_big', 'id', $BIG_CAP)")"
-q "SELECT bf_track('trk_small', 'id', $SMALL_CAP)" >/dev/null
+t_track_big="$(BENCH_REPS=1 time_ms "SELECT bf_track('trk_big', 'id', $BIG_CAP, method => 'trigger')")"
+q "SELECT bf_track('trk_small', 'id', $SMALL_CAP, method => 'trigger')" >/dev/null
 sizes="$(q "SELECT string_agg(tbl || ' ' || bytes, ', ' ORDER BY bytes) FROM bf_tracked")"
 log "40-tracking: filters: $sizes; bf_track of $BIG_ROWS rows took $t_track_big ms"
 
@@ -72,7 +72,7 @@ row "2. bf_might_contain / EXISTS via btree (10M rows, absent key)" "$(ratio "$(
 
 # ---- row 3: COPY of 1 M rows
 q "CREATE TABLE trk_copy_t (id bigint); CREATE TABLE trk_copy_u (id bigint);
-SELECT bf_track('trk_copy_t', 'id', $COPY_ROWS);" >/dev/null
+SELECT bf_track('trk_copy_t', 'id', $COPY_ROWS, method => 'trigger');" >/dev/null
 seq "$B" "$((B + COPY_ROWS - 1))" >"$work/copy.txt"
 chmod a+r "$work/copy.txt"
 chmod a+rx "$work"
@@ -106,7 +106,7 @@ awk -v b="$B" -v n="$COPY_ROWS" 'BEGIN { for (i = 0; i < n; i++) printf "%d\tcus
 chmod a+r "$work/wide.txt"
 q "CREATE TABLE trk_wide_t (id bigint, name text, ts timestamptz, n int);
 CREATE TABLE trk_wide_u (LIKE trk_wide_t);
-SELECT bf_track('trk_wide_t', 'id', $COPY_ROWS);" >/dev/null
+SELECT bf_track('trk_wide_t', 'id', $COPY_ROWS, method => 'trigger');" >/dev/null
 wide_best() {
 	local best="" t
 	for i in 1 2 3; do
@@ -123,7 +123,7 @@ row "3. COPY 1M rows, 4-column table: tracked / untracked" "$(ratio "$t_wide_t" 
 
 # ---- row 4: single-row INSERT throughput
 q "CREATE TABLE trk_ins_t (id bigint); CREATE TABLE trk_ins_u (id bigint);
-SELECT bf_track('trk_ins_t', 'id', $INS_CAP);" >/dev/null
+SELECT bf_track('trk_ins_t', 'id', $INS_CAP, method => 'trigger');" >/dev/null
 ins_bytes="$(q "SELECT bytes FROM bf_tracked WHERE tbl = 'trk_ins_t'::regclass")"
 for t in t u; do
 	cat >"$work/ins_$t.sql" <<SQL
