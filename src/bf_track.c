@@ -663,6 +663,23 @@ index_capacity(BfSpiContext *cx, Oid idx)
 	return isnull ? BF_MIN_CAPACITY : DatumGetInt64(d);
 }
 
+/* the attribute number, type and collation a new registry row follows */
+static void
+insert_registry_attnum(BfSpiContext *cx, int64 id, AttrNumber attnum, Oid typid,
+					   Oid collid)
+{
+	Oid			types[4] = {INT8OID, INT2OID, OIDOID, OIDOID};
+	Datum		values[4];
+
+	values[0] = Int64GetDatum(id);
+	values[1] = Int16GetDatum(attnum);
+	values[2] = ObjectIdGetDatum(typid);
+	values[3] = ObjectIdGetDatum(collid);
+	spi_exec(psprintf("INSERT INTO %s (id, attnum, atttypid, attcollation) VALUES ($1, $2, $3, $4)",
+					  cx->registry_attnum),
+			 4, types, values, NULL, SPI_OK_INSERT);
+}
+
 /* ---- bf_track ---- */
 
 PG_FUNCTION_INFO_V1(bf_track);
@@ -767,15 +784,7 @@ bf_track(PG_FUNCTION_ARGS)
 		spi_exec(psprintf("INSERT INTO %s (id, tbl, col, method, capacity, fpr) "
 						  "VALUES ($1, $2, $3, 'index', $4, $5)", cx.registry),
 				 5, types, values, NULL, SPI_OK_INSERT);
-		types[1] = INT2OID;
-		values[1] = Int16GetDatum(attnum);
-		types[2] = OIDOID;
-		values[2] = ObjectIdGetDatum(typid);
-		types[3] = OIDOID;
-		values[3] = ObjectIdGetDatum(collid);
-		spi_exec(psprintf("INSERT INTO %s (id, attnum, atttypid, attcollation) VALUES ($1, $2, $3, $4)",
-						  cx.registry_attnum),
-				 4, types, values, NULL, SPI_OK_INSERT);
+		insert_registry_attnum(&cx, id, attnum, typid, collid);
 		bf_spi_end(&cx);
 		PG_RETURN_VOID();
 	}
@@ -809,7 +818,6 @@ bf_track(PG_FUNCTION_ARGS)
 
 	{
 		Oid			types[6] = {INT8OID, OIDOID, NAMEOID, INT8OID, FLOAT8OID, InvalidOid};
-		/* reused below for bf_registry_attnum */
 		Datum		values[6];
 		char	   *sql;
 
@@ -823,15 +831,7 @@ bf_track(PG_FUNCTION_ARGS)
 		sql = psprintf("INSERT INTO %s (id, tbl, col, method, capacity, fpr, filter) "
 					   "VALUES ($1, $2, $3, 'trigger', $4, $5, $6)", cx.registry);
 		spi_exec(sql, 6, types, values, NULL, SPI_OK_INSERT);
-		types[1] = INT2OID;
-		values[1] = Int16GetDatum(attnum);
-		types[2] = OIDOID;
-		values[2] = ObjectIdGetDatum(typid);
-		types[3] = OIDOID;
-		values[3] = ObjectIdGetDatum(collid);
-		spi_exec(psprintf("INSERT INTO %s (id, attnum, atttypid, attcollation) VALUES ($1, $2, $3, $4)",
-						  cx.registry_attnum),
-				 4, types, values, NULL, SPI_OK_INSERT);
+		insert_registry_attnum(&cx, id, attnum, typid, collid);
 	}
 	bf_spi_end(&cx);
 	PG_RETURN_VOID();
