@@ -57,6 +57,14 @@ WHERE bf_contains((SELECT f FROM user_filter), l.email)
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 
+\echo '== or let the server keep the filter current: bf_track (a bloomfilter index on the column)'
+SELECT bf_track('users', 'email');
+INSERT INTO users VALUES (1000001, 'newcomer@example.com');
+SELECT bf_might_contain('users', 'email', 'newcomer@example.com') AS newcomer,
+	   bf_might_contain('users', 'email', 'nobody1@example.org') AS stranger;
+SELECT tbl, col, method, capacity, round(estimated_cardinality) AS estimated_cardinality,
+	   round(fill_ratio::numeric, 3) AS fill_ratio, saturated FROM bf_tracked;
+
 \echo '== the filter travels: its portable bytes (docs/FORMAT.md) start with'
 SELECT encode(substring(f::bytea FROM 1 FOR 16), 'hex') AS header_start,
 	   regexp_replace(f::text, ' bits=.*', ' bits=...') AS text_form FROM user_filter;
