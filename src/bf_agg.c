@@ -518,17 +518,6 @@ bf_intersect_agg_final(PG_FUNCTION_ARGS)
 /* ---- auto-sized bf_agg(value [, fpr]) ---- */
 
 static void
-check_fpr(double fpr)
-{
-	if (isnan(fpr) || fpr <= 0.0 || fpr >= 1.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bloomfilter false-positive rate must be between 0 and 1"),
-				 errdetail("The rate given was %g.", fpr),
-				 errhint("Give a rate such as 0.01 for 1 %%.")));
-}
-
-static void
 too_many_distinct(size_t n)
 {
 	ereport(ERROR,
@@ -693,7 +682,7 @@ bf_agg_auto_trans(PG_FUNCTION_ARGS)
 	}
 	if (st == NULL)
 	{
-		check_fpr(fpr);
+		bf_check_fpr(fpr);
 		st = hashes_new(aggcxt, fpr, BF_AGG_MIN_BUFFER);
 	}
 	else if (fpr != st->fpr)

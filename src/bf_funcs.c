@@ -77,6 +77,18 @@ too_large(double bytes, const char *what)
 			 errhint("Ask for a larger false-positive rate or a smaller capacity, or split the keys over several filters.")));
 }
 
+/* a false-positive rate must be in (0, 1) */
+void
+bf_check_fpr(double fpr)
+{
+	if (isnan(fpr) || fpr <= 0.0 || fpr >= 1.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter false-positive rate must be between 0 and 1"),
+				 errdetail("The rate given was %g.", fpr),
+				 errhint("Give a rate such as 0.01 for 1 %%.")));
+}
+
 static void
 check_capacity_fpr(int64 capacity, double fpr)
 {
@@ -85,12 +97,7 @@ check_capacity_fpr(int64 capacity, double fpr)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bloomfilter capacity must be positive"),
 				 errdetail("The capacity given was " INT64_FORMAT ".", capacity)));
-	if (isnan(fpr) || fpr <= 0.0 || fpr >= 1.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bloomfilter false-positive rate must be between 0 and 1"),
-				 errdetail("The rate given was %g.", fpr),
-				 errhint("Give a rate such as 0.01 for 1 %%.")));
+	bf_check_fpr(fpr);
 }
 
 /* size for (capacity, fpr), erroring out when it cannot be built */

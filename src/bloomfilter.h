@@ -87,6 +87,7 @@ extern BfFilter bf_fetch(Datum d);
 extern struct varlena *bf_new(uint64 nblocks, int nhashes, int64 seed,
 							  int64 capacity, double fpr);
 extern void bf_report_error(BloomError err, int sqlstate);
+extern void bf_check_fpr(double fpr);
 extern void bf_size_or_error(int64 capacity, double fpr, uint64 *nblocks,
 							 int *nhashes);
 
