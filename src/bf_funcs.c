@@ -389,8 +389,8 @@ prepare_value(BfTypeInfo *ti, Datum value)
 }
 
 /* add one non-NULL value to a filter we own; counts changed inserts */
-static inline void
-add_value(BfFilter *f, BfTypeInfo *ti, Datum value)
+void
+bf_add_value(BfFilter *f, BfTypeInfo *ti, Datum value)
 {
 	uint64		h;
 
@@ -401,10 +401,62 @@ add_value(BfFilter *f, BfTypeInfo *ti, Datum value)
 		f->hdr.inserted++;
 }
 
-static void
-store_inserted(BfFilter *f)
+void
+bf_store_inserted(BfFilter *f)
 {
 	bloom_store_u64(BF_PAYLOAD(f->vl) + BLOOM_INSERTED_OFFSET, f->hdr.inserted);
+}
+
+void
+bf_adder_init(BfAdder *a, BfFilter *f, BfTypeInfo *ti)
+{
+	a->f = f;
+	a->ti = ti;
+	a->n = 0;
+	a->checked = false;
+}
+
+static void
+adder_flush(BfAdder *a)
+{
+	BfFilter   *f = a->f;
+
+	for (int i = 0; i < a->n; i++)
+		if (bloom_set_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, a->hashes[i]))
+			f->hdr.inserted++;
+	a->n = 0;
+}
+
+void
+bf_adder_add(BfAdder *a, Datum value)
+{
+	BfFilter   *f = a->f;
+	uint64		h;
+
+	/* a record's row type may vary per value: check and add one by one */
+	if (a->ti->family == BF_FAMILY_RECORD)
+	{
+		bf_add_value(f, a->ti, value);
+		return;
+	}
+	if (!a->checked)
+	{
+		bf_check_family(&f->hdr, BF_PAYLOAD(f->vl), a->ti, true);
+		a->checked = true;
+	}
+	h = bf_hash_datum(a->ti, value, f->hdr.seed);
+	bloom_prefetch_hash(BF_BITS(f->vl), f->hdr.nblocks, h);
+	a->hashes[a->n++] = h;
+	if (a->n == BF_ADDER_BATCH)
+		adder_flush(a);
+}
+
+/* set the pending bits and store the "inserted" count in the header */
+void
+bf_adder_finish(BfAdder *a)
+{
+	adder_flush(a);
+	bf_store_inserted(a->f);
 }
 
 /*
@@ -426,8 +478,8 @@ bf_add(PG_FUNCTION_ARGS)
 	ti = get_typeinfo(fcinfo, 1, false);
 	f.vl = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
 	bf_read_header(f.vl, &f.hdr);
-	add_value(&f, ti, PG_GETARG_DATUM(1));
-	store_inserted(&f);
+	bf_add_value(&f, ti, PG_GETARG_DATUM(1));
+	bf_store_inserted(&f);
 	PG_RETURN_POINTER(f.vl);
 }
 
@@ -442,6 +494,7 @@ bf_add_all(PG_FUNCTION_ARGS)
 	ArrayIterator it;
 	Datum		value;
 	bool		isnull;
+	BfAdder		adder;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -452,49 +505,15 @@ bf_add_all(PG_FUNCTION_ARGS)
 	f.vl = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
 	bf_read_header(f.vl, &f.hdr);
 
-	/*
-	 * Hash ahead and prefetch: each element's block is requested ADD_AHEAD
-	 * elements before its bits are set, so that on a filter larger than
-	 * the cache the misses overlap.  The queue is FIFO, so bits are set in
-	 * array order and the "inserted" count is what one-by-one adds give.
-	 */
-#define ADD_AHEAD 16
+	bf_adder_init(&adder, &f, ti);
+	it = array_create_iterator(arr, 0, NULL);
+	while (array_iterate(it, &value, &isnull))
 	{
-		uint64		queue[ADD_AHEAD];
-		int			queued = 0,
-					head = 0;
-		uint8	   *bits = BF_BITS(f.vl);
-
-		it = array_create_iterator(arr, 0, NULL);
-		while (array_iterate(it, &value, &isnull))
-		{
-			uint64		h;
-
-			if (isnull)
-				continue;
-			prepare_value(ti, value);
-			bf_check_family(&f.hdr, BF_PAYLOAD(f.vl), ti, true);
-			h = bf_hash_datum(ti, value, f.hdr.seed);
-			bloom_prefetch_hash(bits, f.hdr.nblocks, h);
-			if (queued < ADD_AHEAD)
-				queue[queued++] = h;
-			else
-			{
-				if (bloom_set_hash(bits, f.hdr.nblocks, f.hdr.nhashes, queue[head]))
-					f.hdr.inserted++;
-				queue[head] = h;
-				head = (head + 1) % ADD_AHEAD;
-			}
-		}
-		array_free_iterator(it);
-		for (int i = 0; i < queued; i++)
-		{
-			if (bloom_set_hash(bits, f.hdr.nblocks, f.hdr.nhashes,
-							   queue[(head + i) % ADD_AHEAD]))
-				f.hdr.inserted++;
-		}
+		if (!isnull)
+			bf_adder_add(&adder, value);
 	}
-	store_inserted(&f);
+	array_free_iterator(it);
+	bf_adder_finish(&adder);
 	PG_RETURN_POINTER(f.vl);
 }
 

@@ -62,22 +62,6 @@ extern Oid	bf_ext_namespace(Oid fn_oid);
 extern Oid	bf_type_oid(Oid nsp);
 extern void bf_spi_begin(BfSpiContext *cx, Oid fn_oid, bool as_owner);
 extern void bf_spi_end(BfSpiContext *cx);
-/* batched adding (bf_adder_*), see bf_track.c */
-#define BF_ADDER_BATCH 32
-typedef struct BfAdder
-{
-	BfFilter   *f;
-	BfTypeInfo *ti;
-	int			n;
-	bool		checked;
-	uint64		hashes[BF_ADDER_BATCH];
-} BfAdder;
-
-extern void bf_adder_init(BfAdder *a, BfFilter *f, BfTypeInfo *ti);
-extern void bf_adder_add(BfAdder *a, Datum value);
-extern void bf_adder_finish(BfAdder *a);
-extern void bf_track_add(BfFilter *f, BfTypeInfo *ti, Datum value);
-extern void bf_store_inserted(BfFilter *f);
 extern int64 bf_fill_from_rel(BfSpiContext *cx, BfFilter *f, Oid relid,
 							  const char *colname, bool only, const char *what);
 extern void bf_install_triggers(BfSpiContext *cx, int64 id, Oid relid);

@@ -88,6 +88,28 @@ extern struct varlena *bf_new(uint64 nblocks, int nhashes, int64 seed,
 							  int64 capacity, double fpr);
 extern void bf_report_error(BloomError err, int sqlstate);
 extern void bf_check_fpr(double fpr);
+
+/*
+ * Adding values to a filter we own (bf_funcs.c).  The batched adder hashes
+ * BF_ADDER_BATCH values and prefetches their blocks before setting bits, so
+ * that the cache misses of a large filter overlap; bits are set in the
+ * order the values came, so "inserted" counts as one-by-one adds would.
+ */
+#define BF_ADDER_BATCH 32
+typedef struct BfAdder
+{
+	BfFilter   *f;
+	BfTypeInfo *ti;
+	int			n;
+	bool		checked;
+	uint64		hashes[BF_ADDER_BATCH];
+} BfAdder;
+
+extern void bf_add_value(BfFilter *f, BfTypeInfo *ti, Datum value);
+extern void bf_adder_init(BfAdder *a, BfFilter *f, BfTypeInfo *ti);
+extern void bf_adder_add(BfAdder *a, Datum value);
+extern void bf_adder_finish(BfAdder *a);
+extern void bf_store_inserted(BfFilter *f);
 extern void bf_size_or_error(int64 capacity, double fpr, uint64 *nblocks,
 							 int *nhashes);
 
