@@ -1,27 +1,52 @@
 # bloomfilter: PGXS build
+#
+# Each area of the extension lists its objects and tests on lines of its
+# own, so that work on one area does not touch the lines of another.
 MODULE_big = bloomfilter
-OBJS = \
-	src/bloom_core.o \
-	src/bf_hash.o \
-	src/bf_io.o \
-	src/bf_funcs.o \
-	src/bf_ops.o \
-	src/bf_agg.o \
-	src/bf_am.o \
-	src/bf_index.o \
-	src/bf_track.o \
-	src/bf_trigger.o
-
 EXTENSION = bloomfilter
-DATA = sql/bloomfilter--1.0.sql
 PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 
-REGRESS = setup hashing core io errors accuracy setops aggregates index track track_index
-ISOLATION = index_concurrency track_concurrency
+# the value type: the PostgreSQL-free core, hashing, I/O, functions, aggregates
+OBJS_VALUE = src/bloom_core.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
+	src/bf_ops.o src/bf_agg.o
+
+# sliding-window and scalable filters
+OBJS_WINDOW =
+
+# the index access method and the functions reading an index
+OBJS_INDEX = src/bf_am.o src/bf_index.o
+
+# tracked filters: registry, management, lookups, triggers, DDL upkeep
+OBJS_TRACK = src/bf_track.o src/bf_trigger.o
+
+OBJS = $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)
+
+# Install script of 1.0 (released: never edited) and the update scripts;
+# a new installation of a later version runs 1.0 and then each update.
+DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
+
+# pg_regress suites, in order (setup creates the extension)
+REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates
+
+REGRESS_WINDOW =
+
+REGRESS_INDEX = index
+
+REGRESS_TRACK = track track_index
+
+REGRESS_DOCS =
+
+REGRESS = $(REGRESS_VALUE) $(REGRESS_WINDOW) $(REGRESS_INDEX) $(REGRESS_TRACK) $(REGRESS_DOCS)
+
+ISOLATION_INDEX = index_concurrency
+
+ISOLATION_TRACK = track_concurrency
+
+ISOLATION = $(ISOLATION_INDEX) $(ISOLATION_TRACK)
 ISOLATION_OPTS = --load-extension=bloomfilter
 
 PG_CPPFLAGS = -I$(srcdir)/src
-# -Wno-unused-parameter: the server headers (bufpage.h) and fmgr signatures trip it
+# -Wno-unused-parameter: fmgr and index AM callback signatures trip it
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter
 SHLIB_LINK = -lm
 

@@ -78,8 +78,10 @@ static bytea *
 bfoptions(Datum reloptions, bool validate)
 {
 	static const relopt_parse_elt tab[] = {
-		{"capacity", RELOPT_TYPE_INT, offsetof(BfOptions, capacity)},
-		{"fpr", RELOPT_TYPE_REAL, offsetof(BfOptions, fpr)},
+		{.optname = "capacity", .opttype = RELOPT_TYPE_INT,
+		.offset = offsetof(BfOptions, capacity)},
+		{.optname = "fpr", .opttype = RELOPT_TYPE_REAL,
+		.offset = offsetof(BfOptions, fpr)},
 	};
 	BfOptions  *opts;
 
@@ -292,16 +294,9 @@ bf_index_test_hash(Relation index, const BfIndexMeta *meta, uint64 h,
 	bool		found;
 
 	bf_locate(h, meta, &blkno, &offset);
-#if PG_VERSION_NUM >= 140000
 	if (recent && BufferIsValid(recent[blkno - 1]) &&
-#if PG_VERSION_NUM >= 160000
-		ReadRecentBuffer(index->rd_locator, MAIN_FORKNUM, blkno, recent[blkno - 1])
-#else
-		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blkno, recent[blkno - 1])
-#endif
-		)
+		bf_read_recent_buffer(index, blkno, recent[blkno - 1]))
 		buf = recent[blkno - 1];
-#endif
 	if (!BufferIsValid(buf))
 	{
 		buf = ReadBuffer(index, blkno);
@@ -316,26 +311,6 @@ bf_index_test_hash(Relation index, const BfIndexMeta *meta, uint64 h,
 }
 
 /* ---- build ---- */
-
-/* a new, exclusively locked page at the end of fork */
-static Buffer
-bf_new_buffer(Relation index, ForkNumber fork)
-{
-	Buffer		buf;
-#if PG_VERSION_NUM >= 160000
-	buf = ExtendBufferedRel(BMR_REL(index), fork, NULL, EB_LOCK_FIRST);
-#else
-	bool		needlock = !RELATION_IS_LOCAL(index);
-
-	if (needlock)
-		LockRelationForExtension(index, ExclusiveLock);
-	buf = ReadBufferExtended(index, fork, P_NEW, RBM_NORMAL, NULL);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	if (needlock)
-		UnlockRelationForExtension(index, ExclusiveLock);
-#endif
-	return buf;
-}
 
 /* page images: the metapage, and a data page from a slice of the bits */
 static void
@@ -461,7 +436,7 @@ bfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 									   bf_build_callback, &bs, NULL);
 
 	/* metapage, then the data pages */
-	buf = bf_new_buffer(index, MAIN_FORKNUM);
+	buf = bf_extend_relation(index, MAIN_FORKNUM);
 	Assert(BufferGetBlockNumber(buf) == BF_METAPAGE_BLKNO);
 	bf_fill_metapage(BufferGetPage(buf), &bs.st.meta);
 	MarkBufferDirty(buf);
@@ -474,7 +449,7 @@ bfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		uint64		n = Min((uint64) BF_BLOCKS_PER_PAGE, bs.st.meta.nblocks - first);
 
 		CHECK_FOR_INTERRUPTS();
-		buf = bf_new_buffer(index, MAIN_FORKNUM);
+		buf = bf_extend_relation(index, MAIN_FORKNUM);
 		bf_fill_datapage(BufferGetPage(buf), bs.bits + first * BLOOM_BLOCK_BYTES, n);
 		MarkBufferDirty(buf);
 		UnlockReleaseBuffer(buf);
@@ -512,7 +487,7 @@ bfbuildempty(Relation index)
 	npages = bloom_paged_npages(meta.nblocks, BF_BLOCKS_PER_PAGE);
 	for (uint64 p = 0; p <= npages; p++)
 	{
-		buf = bf_new_buffer(index, INIT_FORKNUM);
+		buf = bf_extend_relation(index, INIT_FORKNUM);
 		START_CRIT_SECTION();
 		if (p == 0)
 			bf_fill_metapage(BufferGetPage(buf), &meta);
@@ -535,9 +510,7 @@ bfbuildempty(Relation index)
 static bool
 bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		 Relation heapRel, IndexUniqueCheck checkUnique,
-#if PG_VERSION_NUM >= 140000
 		 bool indexUnchanged,
-#endif
 		 IndexInfo *indexInfo)
 {
 	BfIndexState st;
@@ -888,9 +861,7 @@ bloomfilter_am_handler(PG_FUNCTION_ARGS)
 
 	amroutine->amstrategies = 1;
 	amroutine->amsupport = 0;
-#if PG_VERSION_NUM >= 130000
 	amroutine->amoptsprocnum = 0;
-#endif
 	amroutine->amcanorder = false;
 	amroutine->amcanorderbyop = false;
 	amroutine->amcanbackward = false;
@@ -904,13 +875,9 @@ bloomfilter_am_handler(PG_FUNCTION_ARGS)
 	amroutine->ampredlocks = false;
 	amroutine->amcanparallel = false;
 	amroutine->amcaninclude = false;
-#if PG_VERSION_NUM >= 130000
 	amroutine->amusemaintenanceworkmem = false;
 	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;
-#endif
-#if PG_VERSION_NUM >= 160000
-	amroutine->amsummarizing = false;
-#endif
+	bf_amroutine_newer_fields(amroutine);
 	amroutine->amkeytype = InvalidOid;
 
 	amroutine->ambuild = bfbuild;
@@ -924,9 +891,7 @@ bloomfilter_am_handler(PG_FUNCTION_ARGS)
 	amroutine->amproperty = NULL;
 	amroutine->ambuildphasename = NULL;
 	amroutine->amvalidate = bfvalidate;
-#if PG_VERSION_NUM >= 140000
 	amroutine->amadjustmembers = NULL;
-#endif
 	/* bitmap scans only, to rule out an absent key (bfcostestimate) */
 	amroutine->ambeginscan = bfbeginscan;
 	amroutine->amrescan = bfrescan;

@@ -247,11 +247,7 @@ canonical_bytes(BfTypeInfo *ti, Datum value, uint8 *scratch, size_t *len,
 				Numeric		num = DatumGetNumeric(value);
 				char	   *s;
 
-				if (numeric_is_nan(num)
-#if PG_VERSION_NUM >= 140000
-					|| numeric_is_inf(num)
-#endif
-					)
+				if (numeric_is_nan(num) || numeric_is_inf(num))
 					s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(num)));
 				else
 					s = numeric_normalize(num);

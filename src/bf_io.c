@@ -20,16 +20,6 @@
 
 #define TEXT_PREFIX "bloomfilter:1"
 
-/*
- * Input errors are soft where the server supports it (PostgreSQL 16+), so
- * that pg_input_is_valid() and COPY ... ON_ERROR can use them.
- */
-#if PG_VERSION_NUM >= 160000
-#define BF_INPUT_ERROR(ctx, ...) ereturn((ctx), (Datum) 0, __VA_ARGS__)
-#else
-#define BF_INPUT_ERROR(ctx, ...) do { (void) (ctx); ereport(ERROR, __VA_ARGS__); } while (0)
-#endif
-
 #define BAD_TEXT(ctx, str, det) \
 	BF_INPUT_ERROR(ctx, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), \
 						 errmsg("invalid input syntax for type bloomfilter"), \
@@ -137,12 +127,8 @@ parse_family(const char *s, size_t len, uint8 *family, uint32 *detail)
 		Oid			typid;
 		int32		typmod;
 
-#if PG_VERSION_NUM >= 160000
-		if (!parseTypeString(tname, &typid, &typmod, NULL))
+		if (!bf_parse_type_string(tname, &typid, &typmod, NULL))
 			return false;
-#else
-		parseTypeString(tname, &typid, &typmod, false);
-#endif
 		pfree(tname);
 		*detail = typid;
 		return OidIsValid(typid);

@@ -340,11 +340,7 @@ drop_triggers(BfSpiContext *cx, int64 id, bool stale_only)
 static void
 check_owner(Oid relid)
 {
-#if PG_VERSION_NUM >= 160000
-	bool		ok = object_ownercheck(RelationRelationId, relid, GetUserId());
-#else
-	bool		ok = pg_class_ownercheck(relid, GetUserId());
-#endif
+	bool		ok = bf_rel_ownercheck(relid, GetUserId());
 
 	if (!ok)
 		aclcheck_error(ACLCHECK_NOT_OWNER,

@@ -458,11 +458,7 @@ bf_sync_into(PG_FUNCTION_ARGS)
 	 * table, not along the search_path: the trigger means the same table
 	 * whoever fires it.
 	 */
-#if PG_VERSION_NUM >= 160000
-	names = stringToQualifiedNameList(args[0], NULL);
-#else
-	names = stringToQualifiedNameList(args[0]);
-#endif
+	names = bf_qualified_name_list(args[0]);
 	if (list_length(names) == 1)
 		names = lcons(makeString(get_namespace_name(RelationGetNamespace(src))), names);
 	tgtid = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, false);

@@ -10,7 +10,7 @@
 #ifndef BLOOMFILTER_H
 #define BLOOMFILTER_H
 
-#include "postgres.h"
+#include "bf_compat.h"
 
 #include "fmgr.h"
 #include "access/tupdesc.h"

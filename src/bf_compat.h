@@ -1,0 +1,159 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_compat.h
+ *	  The one place where the extension's code differs between the
+ *	  PostgreSQL major versions it supports (15, 16, 17 and 18).  Every
+ *	  PG_VERSION_NUM test lives here; the rest of the code calls the
+ *	  wrappers below.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef BF_COMPAT_H
+#define BF_COMPAT_H
+
+#include "postgres.h"
+
+#if PG_VERSION_NUM < 150000
+#error "bloomfilter supports PostgreSQL 15 and later"
+#endif
+
+/* 16 moved the varlena macros (VARSIZE, SET_VARSIZE, VARDATA...) here */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+#include "access/amapi.h"
+#include "catalog/pg_class.h"
+#include "nodes/pg_list.h"
+#include "parser/parse_type.h"
+#include "storage/bufmgr.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/regproc.h"
+#include "utils/rel.h"
+
+/* is userid the owner of relation relid? */
+static inline bool
+bf_rel_ownercheck(Oid relid, Oid userid)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_ownercheck(RelationRelationId, relid, userid);
+#else
+	return pg_class_ownercheck(relid, userid);
+#endif
+}
+
+/* "schema.name" (quoted parts allowed) into a list of String nodes */
+static inline List *
+bf_qualified_name_list(const char *str)
+{
+#if PG_VERSION_NUM >= 160000
+	return stringToQualifiedNameList(str, NULL);
+#else
+	return stringToQualifiedNameList(str);
+#endif
+}
+
+/*
+ * ReadRecentBuffer: try the buffer that held this block last time.  16
+ * renamed the relation's RelFileNode to RelFileLocator.
+ */
+static inline bool
+bf_read_recent_buffer(Relation rel, BlockNumber blkno, Buffer recent)
+{
+#if PG_VERSION_NUM >= 160000
+	return ReadRecentBuffer(rel->rd_locator, MAIN_FORKNUM, blkno, recent);
+#else
+	return ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, blkno, recent);
+#endif
+}
+
+/* the relation's physical file number: it changes at REINDEX and TRUNCATE */
+static inline Oid
+bf_rel_filenumber(Relation rel)
+{
+#if PG_VERSION_NUM >= 160000
+	return rel->rd_locator.relNumber;
+#else
+	return rel->rd_node.relNode;
+#endif
+}
+
+/* a new, exclusively locked page at the end of a fork */
+static inline Buffer
+bf_extend_relation(Relation rel, ForkNumber fork)
+{
+#if PG_VERSION_NUM >= 160000
+	return ExtendBufferedRel(BMR_REL(rel), fork, NULL, EB_LOCK_FIRST);
+#else
+	Buffer		buf;
+	bool		needlock = !RELATION_IS_LOCAL(rel);
+
+	if (needlock)
+		LockRelationForExtension(rel, ExclusiveLock);
+	buf = ReadBufferExtended(rel, fork, P_NEW, RBM_NORMAL, NULL);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (needlock)
+		UnlockRelationForExtension(rel, ExclusiveLock);
+	return buf;
+#endif
+}
+
+/*
+ * Input errors are soft where the server supports it (16+), so that
+ * pg_input_is_valid() and COPY ... ON_ERROR can use them; on 15 they are
+ * ordinary errors.  BF_INPUT_ERROR returns (Datum) 0 from the calling
+ * function after a soft error.
+ */
+#if PG_VERSION_NUM >= 160000
+#define BF_INPUT_ERROR(ctx, ...) ereturn((ctx), (Datum) 0, __VA_ARGS__)
+#else
+#define BF_INPUT_ERROR(ctx, ...) \
+	do { (void) (ctx); ereport(ERROR, __VA_ARGS__); } while (0)
+#endif
+
+/*
+ * parseTypeString: false for a name that is not a type.  On 15 an unknown
+ * name raises its own error (there are no soft errors there).
+ */
+static inline bool
+bf_parse_type_string(const char *str, Oid *typid, int32 *typmod, Node *escontext)
+{
+#if PG_VERSION_NUM >= 160000
+	return parseTypeString(str, typid, typmod, escontext);
+#else
+	(void) escontext;
+	parseTypeString(str, typid, typmod, false);
+	return true;
+#endif
+}
+
+/*
+ * IndexAmRoutine fields added after 15, each set deliberately: the
+ * bloomfilter index summarizes nothing, builds serially (the build is one
+ * table scan that sets bits in memory, bounded by the scan, not by CPU),
+ * needs no cleanup after a batch of inserts, and offers no hashing,
+ * ordering or comparison-type translation to the planner.
+ */
+static inline void
+bf_amroutine_newer_fields(IndexAmRoutine *am)
+{
+#if PG_VERSION_NUM >= 160000
+	am->amsummarizing = false;
+#endif
+#if PG_VERSION_NUM >= 170000
+	am->amcanbuildparallel = false;
+	am->aminsertcleanup = NULL;
+#endif
+#if PG_VERSION_NUM >= 180000
+	am->amcanhash = false;
+	am->amconsistentequality = false;
+	am->amconsistentordering = false;
+	am->amgettreeheight = NULL;
+	am->amtranslatestrategy = NULL;
+	am->amtranslatecmptype = NULL;
+#endif
+	(void) am;
+}
+
+#endif							/* BF_COMPAT_H */

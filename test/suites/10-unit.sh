@@ -1,0 +1,2 @@
+# unit tests of the PostgreSQL-free core
+make -s unitcheck
