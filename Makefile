@@ -6,6 +6,9 @@ MODULE_big = bloomfilter
 EXTENSION = bloomfilter
 PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 
+# shared by the areas below
+OBJS_COMMON = src/bf_relcheck.o
+
 # the value type: the PostgreSQL-free core, hashing, I/O, functions, aggregates
 OBJS_VALUE = src/bloom_core.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
 	src/bf_ops.o src/bf_agg.o
@@ -19,7 +22,7 @@ OBJS_INDEX = src/bf_am.o src/bf_index.o
 # tracked filters: registry, management, lookups, triggers, DDL upkeep
 OBJS_TRACK = src/bf_track.o src/bf_trigger.o
 
-OBJS = $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)
+OBJS = $(OBJS_COMMON) $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)
 
 # Install script of 1.0 (released: never edited) and the update scripts;
 # a new installation of a later version runs 1.0 and then each update.
