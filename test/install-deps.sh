@@ -16,12 +16,12 @@ apt_update() { [ $updated = 1 ] || apt-get update -qq; updated=1; }
 v="${BF_PG_VERSION:-}"
 if [ -z "$v" ]; then
 	v="$(ls -d /usr/lib/postgresql/*/bin/postgres 2>/dev/null |
-		sed 's|^/usr/lib/postgresql/\([0-9]*\)/.*|\1|' | sort -n | tail -1)"
+		sed 's|^/usr/lib/postgresql/\([0-9]*\)/.*|\1|' | sort -n | tail -1 || true)"
 fi
 if [ -z "$v" ]; then
 	apt_update
 	v="$(apt-cache depends postgresql 2>/dev/null |
-		sed -n 's/^ *Depends: postgresql-\([0-9][0-9]*\)$/\1/p' | head -1)"
+		sed -n 's/^ *Depends: postgresql-\([0-9][0-9]*\)$/\1/p' | head -1 || true)"
 fi
 [ -n "$v" ] || { echo "install-deps: cannot tell which PostgreSQL to install (set BF_PG_VERSION)" >&2; exit 1; }
 

@@ -105,7 +105,8 @@ debroot_prepare() {
 			_debroot_mount_inside "$dir.new" "$suite" || exit 1
 			cp /etc/resolv.conf "$dir.new/etc/resolv.conf" 2>/dev/null
 			cp "$src/test/install-deps.sh" "$dir.new/tmp/install-deps.sh"
-			debroot_run_in "$dir.new" "bash /tmp/install-deps.sh" BF_NESTED=1 >&2 || exit 1
+			debroot_run_in "$dir.new" "bash /tmp/install-deps.sh" BF_NESTED=1 >&2 ||
+				{ _debroot_say "test/install-deps.sh failed in $suite" >&2; exit 1; }
 			debroot_leave
 			rm -f "$dir.new/tmp/install-deps.sh"
 			touch "$dir.new/.bf-ready"
@@ -116,7 +117,8 @@ debroot_prepare() {
 }
 
 # mounts a throwaway overlay over cached root $1 (from debroot_prepare) for
-# Debian suite $2, copies the source tree $3 to /src in it and sets DEBROOT
+# Debian suite $2, copies the source tree $3 (if given) to /src in it and
+# sets DEBROOT
 debroot_enter() {
 	local lower="$1" suite="$2" src="$3" t
 	t="$(mktemp -d /tmp/bf-root.XXXXXX)"
@@ -129,7 +131,7 @@ debroot_enter() {
 	DEBROOT="$t/root"
 	_debroot_mount_inside "$DEBROOT" "$suite" || return 1
 	cp /etc/resolv.conf "$DEBROOT/etc/resolv.conf" 2>/dev/null
-	debroot_copy_source "$src" "$DEBROOT/src"
+	[ -z "$src" ] || debroot_copy_source "$src" "$DEBROOT/src"
 }
 
 # copies source tree $1 to $2 as a clone would have it plus the working
