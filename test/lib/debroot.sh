@@ -35,10 +35,11 @@ _debroot_kill_inside() {
 
 debroot_leave() {
 	local i m
+	for m in "${_debroot_mounts[@]}"; do
+		case "$m" in */root) _debroot_kill_inside "$m" ;; esac
+	done
 	for ((i = ${#_debroot_mounts[@]} - 1; i >= 0; i--)); do
 		m="${_debroot_mounts[$i]}"
-		[ -n "$m" ] || continue
-		case "$m" in */root) _debroot_kill_inside "$m" ;; esac
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
 	done
 	_debroot_mounts=()
