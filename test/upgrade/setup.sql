@@ -25,6 +25,8 @@ SELECT bf_add_all(bf_create(20000, 0.01), array_agg(i)) AS fi,
 	   bf_add_all(bf_create(20000, 0.01), array_agg(f)) AS ff,
 	   bf_agg(ROW(i, t), 20000, 0.01) AS fr
 FROM keys WHERE present;
+-- a copy written at every stage
+CREATE TABLE lvals AS SELECT ft FROM vals;
 
 -- tracked tables, both methods; tr_* are never written again, lv_* are
 -- written at every stage

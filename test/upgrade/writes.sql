@@ -3,14 +3,14 @@
 INSERT INTO lv_i SELECT g, :'stage' || '-' || g FROM generate_series(1, 300) g;
 INSERT INTO lv_t SELECT g, :'stage' || '-' || g FROM generate_series(1, 300) g;
 INSERT INTO lx SELECT g, :'stage' || '-' || g, md5(:'stage' || g)::uuid FROM generate_series(1, 300) g;
-UPDATE vals SET ft = bf_add(ft, :'stage'::text);
+UPDATE lvals SET ft = bf_add(ft, :'stage'::text);
 SELECT 'written, misses', count(*) FILTER (WHERE NOT bf_might_contain('lv_i', 'email', email)) FROM lv_i;
 SELECT 'written, misses', count(*) FILTER (WHERE NOT bf_might_contain('lv_t', 'email', email)) FROM lv_t;
 SELECT 'written, misses', count(*) FILTER (WHERE NOT bf_index_contains('lx_t', t)),
 	   count(*) FILTER (WHERE NOT bf_index_contains('lx_iu', ROW(i, u))) FROM lx;
 SELECT 'written, misses', (SELECT count(*) FILTER (WHERE NOT bf_contains(ft, t)) FROM keys WHERE present) +
 	   (NOT bf_contains(ft, :'stage'::text))::int
-FROM vals;
+FROM lvals;
 -- rebuilds, and new objects made by this stage
 SELECT bf_rebuild('lv_i', 'email'), bf_rebuild('lv_t', 'email');
 REINDEX INDEX lx_iu;
