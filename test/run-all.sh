@@ -10,6 +10,8 @@
 #                                       "regress" or "crash"
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# a loaded machine can take more than pg_ctl's 60 s to start a cluster
+export PGCTLTIMEOUT="${PGCTLTIMEOUT:-600}"
 start_all=$(date +%s)
 bash test/install-deps.sh || exit 1
 make -s 2>build.log
