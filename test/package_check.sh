@@ -40,9 +40,10 @@ if grep -q 'warning:' "$work/build.log"; then
 	fail "the package build printed compiler warnings"
 fi
 say "built $(basename "$deb"): $(dpkg-deb -f "$deb" Depends)"
+dpkg-deb -c "$deb" >"$work/contents"
 for f in "usr/lib/postgresql/$v/lib/bloomfilter.so" "usr/share/postgresql/$v/extension/bloomfilter.control" \
 	"usr/share/postgresql/$v/extension/bloomfilter--1.0.sql"; do
-	dpkg-deb -c "$deb" | grep -q " \./$f\$" || fail "the package lacks /$f"
+	grep -q " \./$f\$" "$work/contents" || fail "the package lacks /$f"
 done
 
 # install it in a clean root that has the server only

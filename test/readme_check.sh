@@ -11,6 +11,7 @@ work="$(mktemp -d /tmp/bf-readme.XXXXXX)"
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 files=("${@:-README.md}")
+export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
 failed=0
 total=0
 for doc in "${files[@]}"; do
