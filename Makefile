@@ -32,7 +32,7 @@ DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
 # pg_regress suites, in order (setup creates the extension)
 REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates
 
-REGRESS_WINDOW =
+REGRESS_WINDOW = window
 
 REGRESS_INDEX = index
 

@@ -137,6 +137,11 @@ bw_params(const Interval *window, int64 capacity, double fpr, int32 nslices,
 						   us, nslices),
 				 errhint("Choose a number of slices that divides the window.")));
 	*slice_us = us / nslices;
+	if (capacity <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomwindow capacity_per_window must be positive"),
+				 errdetail("The capacity given was " INT64_FORMAT ".", capacity)));
 	bf_check_fpr(fpr);
 	bf_size_or_error(capacity, bloom_window_slot_fpr(fpr, nslices), nblocks, nhashes);
 	if (*nblocks > BLOOM_MAX_BLOCKS / (uint64) (nslices + 1))
