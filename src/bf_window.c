@@ -14,6 +14,7 @@
  */
 #include "bf_window.h"
 
+#include "access/detoast.h"
 #include "common/int.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -332,14 +333,59 @@ bf_window_create(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(vl);
 }
 
-static BfTypeInfo *
-get_typeinfo(FunctionCallInfo fcinfo, int argno, bool element)
+/*
+ * Per-call-site state in fn_extra: how to hash the value argument, and for
+ * lookups the last window argument stored out of line, detoasted and
+ * validated, keyed by its TOAST pointer.  A window in a table handed to
+ * every row by a scalar subquery arrives as the same pointer each time, and
+ * is then read once per query instead of once per call.
+ */
+typedef struct BwCallCache
+{
+	BfTypeCache types;
+	bool		have_window;
+	varatt_external ext;
+	BwWindow	window;			/* in fn_mcxt */
+} BwCallCache;
+
+static BwCallCache *
+get_cache(FunctionCallInfo fcinfo)
 {
 	if (fcinfo->flinfo->fn_extra == NULL)
 		fcinfo->flinfo->fn_extra =
-			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfTypeCache));
-	return bf_typecache_lookup((BfTypeCache *) fcinfo->flinfo->fn_extra,
-							   fcinfo, argno, element);
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BwCallCache));
+	return (BwCallCache *) fcinfo->flinfo->fn_extra;
+}
+
+static BfTypeInfo *
+get_typeinfo(FunctionCallInfo fcinfo, int argno, bool element)
+{
+	return bf_typecache_lookup(&get_cache(fcinfo)->types, fcinfo, argno, element);
+}
+
+/* the window argument argno, read only */
+static BwWindow
+get_window_cached(FunctionCallInfo fcinfo, int argno)
+{
+	BwCallCache *cache = get_cache(fcinfo);
+	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
+	varatt_external ext;
+	MemoryContext old;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
+		return bw_fetch(PointerGetDatum(raw));
+	VARATT_EXTERNAL_GET_POINTER(ext, raw);
+	if (cache->have_window && memcmp(&ext, &cache->ext, sizeof(ext)) == 0)
+		return cache->window;
+	if (cache->have_window)
+		pfree(cache->window.vl);
+	cache->have_window = false;
+	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	cache->window = bw_fetch(PointerGetDatum(raw));
+	MemoryContextSwitchTo(old);
+	cache->ext = ext;
+	cache->have_window = true;
+	return cache->window;
 }
 
 static void
@@ -422,7 +468,7 @@ Datum
 bf_window_contains(PG_FUNCTION_ARGS)
 {
 	BfTypeInfo *ti = get_typeinfo(fcinfo, 1, false);
-	BwWindow	w = bw_fetch(PG_GETARG_DATUM(0));
+	BwWindow	w = get_window_cached(fcinfo, 0);
 	Datum		value = PG_GETARG_DATUM(1);
 	int64		slice = bw_slice_at(&w.hdr, PG_GETARG_TIMESTAMPTZ(2));
 
