@@ -14,7 +14,8 @@ OBJS_VALUE = src/bloom_core.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
 	src/bf_ops.o src/bf_agg.o
 
 # sliding-window and scalable filters
-OBJS_WINDOW =
+OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
+	src/bf_window_ops.o src/bf_window_agg.o
 
 # the index access method and the functions reading an index
 OBJS_INDEX = src/bf_am.o src/bf_index.o
@@ -31,7 +32,7 @@ DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
 # pg_regress suites, in order (setup creates the extension)
 REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates
 
-REGRESS_WINDOW =
+REGRESS_WINDOW = window
 
 REGRESS_INDEX = index
 
