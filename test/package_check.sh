@@ -50,6 +50,15 @@ done
 base="$(debroot_prepare "$suite" base)" || fail "no $suite root"
 debroot_enter "$base" "$suite" "" || fail "cannot enter the $suite root"
 cp "$deb" "$DEBROOT/tmp/"
+# the package depends on the server release it was built against, so the
+# root gets this machine's Debian sources (e.g. bookworm-security's newer
+# minor release) as a user's machine has them
+hostsrc="$(grep -ls '^[^#]*deb\.debian\.org' /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+	/etc/apt/sources.list.d/*.sources || true)"
+if [ -n "$hostsrc" ]; then
+	rm -f "$DEBROOT/etc/apt/sources.list"
+	for f in $hostsrc; do cp "$f" "$DEBROOT$f"; done
+fi
 debroot_run_in "$DEBROOT" "set -e
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-$v >/dev/null
