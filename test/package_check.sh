@@ -61,7 +61,10 @@ if [ -n "$hostsrc" ]; then
 fi
 debroot_run_in "$DEBROOT" "set -e
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-$v >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-$v >/dev/null" \
+	>"$work/apt.log" 2>&1 || { tail -30 "$work/apt.log"; fail "cannot install postgresql-$v in the clean root"; }
+# the check without network (test/lib/debroot.sh), beside other tests
+debroot_run_isolated "$DEBROOT" "set -e
 	dpkg -i /tmp/$(basename "$deb")
 	dpkg-query -W -f='\${Status}\n' postgresql-$v-bloomfilter | grep -q 'ok installed'
 	cd /tmp

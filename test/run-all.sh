@@ -6,6 +6,7 @@
 # one, where BF_NESTED=1).  The build fails on any compiler warning.
 #
 #   bash test/run-all.sh                every suite
+#   BF_MAKE_ARGS=with_llvm=no ...       extra arguments of make (build, install)
 #   bash test/run-all.sh regress crash  only suites whose file name contains
 #                                       "regress" or "crash"
 set -uo pipefail
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 export PGCTLTIMEOUT="${PGCTLTIMEOUT:-600}"
 start_all=$(date +%s)
 bash test/install-deps.sh || exit 1
-make -s 2>build.log
+make -s -j"$(nproc)" ${BF_MAKE_ARGS:-} 2>build.log
 rc=$?
 cat build.log >&2
 [ $rc -eq 0 ] || exit 1
@@ -22,7 +23,7 @@ if grep -q 'warning:' build.log; then
 	echo "== build printed compiler warnings (none are allowed)"
 	exit 1
 fi
-make -s install || exit 1
+make -s ${BF_MAKE_ARGS:-} install || exit 1
 echo "== build and install ($(pg_config --version)): $(($(date +%s) - start_all)) s"
 
 passed=0

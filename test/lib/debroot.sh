@@ -74,6 +74,19 @@ debroot_run_in() {
 		"$@" /bin/bash -c "$cmd"
 }
 
+# as debroot_run_in, in a network namespace of its own with only a loopback
+# interface: the clusters made there cannot meet those of a test running
+# beside it on this machine (pg_createcluster picks a port that is free at
+# that moment); no network, so run apt before
+debroot_run_isolated() {
+	local r="$1" cmd="$2"
+	shift 2
+	unshare --net /bin/bash -c 'ip link set lo up && exec "$@"' bf-netns \
+		chroot "$r" /usr/bin/env -i HOME=/root TERM=dumb \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		"$@" /bin/bash -c "$cmd"
+}
+
 # makes (once) the cached root of kind $2 (base or deps) for Debian suite $1
 # and prints its path; $3 (deps only): the source tree whose
 # test/install-deps.sh is run there
