@@ -31,7 +31,7 @@ PKGS="postgresql-$v postgresql-common postgresql-server-dev-$v libxxhash-dev mak
 PKGS="$PKGS python3 python3-xxhash git"
 # the outer run: Debian roots (version matrix, fresh machine), the package
 [ "${BF_NESTED:-0}" = 1 ] ||
-	PKGS="$PKGS debootstrap build-essential debhelper dpkg-dev postgresql-server-dev-all"
+	PKGS="$PKGS debootstrap build-essential debhelper dpkg-dev postgresql-server-dev-all iproute2"
 # the benchmark's peer extension (hll_add_agg), optional for tests
 [ "${BF_WITH_BENCH:-0}" = 1 ] && PKGS="$PKGS postgresql-$v-hll"
 
