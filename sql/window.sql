@@ -371,3 +371,6 @@ SELECT bw_err(format('SELECT %L::bytea::bloomwindow',
 		PLACING '\x00286bee' FROM 65 + 64 + 64 + 12)
 		PLACING '\x00286bee' FROM 65 + 2 * (64 + 64) + 12)))
 FROM io_w WHERE id = 4;
+
+-- leave nothing behind for the suites after this one
+DROP TABLE g, idle, stored_w, back, events, folds, events_big, halves, io_w, io_w2, good_w;
