@@ -20,7 +20,8 @@ OBJS_WINDOW =
 OBJS_INDEX = src/bf_am.o src/bf_index.o
 
 # tracked filters: registry, management, lookups, triggers, DDL upkeep
-OBJS_TRACK = src/bf_track.o src/bf_trigger.o
+OBJS_TRACK = src/bf_registry.o src/bf_track_objects.o src/bf_track_manage.o \
+	src/bf_track_lookup.o src/bf_track_ddl.o src/bf_trigger.o
 
 OBJS = $(OBJS_COMMON) $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)
 
