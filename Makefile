@@ -36,7 +36,7 @@ REGRESS_WINDOW =
 
 REGRESS_INDEX = index
 
-REGRESS_TRACK = track track_index
+REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign
 
 REGRESS_DOCS =
 

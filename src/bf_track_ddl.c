@@ -401,6 +401,13 @@ repair_row(BfSpiContext *cx, DdlCommand *cmd, int64 id)
 	/* a foreign or distributed partition would hide its rows from the filter */
 	bf_check_local_rows(r.tbl, "bf_track");
 
+	/* a stale filter is rebuilt, triggers and all, by bf_rebuild */
+	if (r.stale)
+	{
+		if (!r.use_index && cmd->detached)
+			bf_drop_triggers(cx, id, true);
+		return;
+	}
 	if (AttributeNumberIsValid(attnum) && OidIsValid(typid))
 	{
 		get_atttypetypmodcoll(r.tbl, attnum, &now_typid, &typmod, &now_collid);
@@ -428,7 +435,7 @@ repair_row(BfSpiContext *cx, DdlCommand *cmd, int64 id)
 	{
 		char	   *lost = trigger_lost(cmd, &r);
 
-		if (lost && !r.stale)
+		if (lost)
 		{
 			bf_registry_mark_stale(cx, id, lost);
 			ereport(WARNING,
@@ -572,6 +579,8 @@ bf_track_ddl(PG_FUNCTION_ARGS)
 		/* the user asked for a change the filter cannot follow: refuse it */
 		if (concerns(&cmd, r.tbl))
 			ReThrowError(edata);
+		if (r.stale)
+			continue;
 		mark_stale(&cx, &r, psprintf("A schema change could not be followed: %s.%s%s",
 									 edata->message,
 									 edata->detail ? " " : "",

@@ -35,6 +35,7 @@
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/tuplestore.h"
 
 /* bf_funcs.c */
@@ -177,13 +178,15 @@ all_present(TransitionScan *scan, AttrNumber attnum, BfTypeInfo *ti, BfFilter *f
 	return true;
 }
 
-/* may the user firing the trigger read the tracked column? */
+/* may the user firing the trigger read the tracked column, every row of it? */
 static bool
 may_read_column(RegRow *r)
 {
 	Oid			userid = GetUserId();
 	AttrNumber	attnum;
 
+	if (check_enable_rls(r->tbl, InvalidOid, true) == RLS_ENABLED)
+		return false;
 	if (pg_class_aclcheck(r->tbl, userid, ACL_SELECT) == ACLCHECK_OK)
 		return true;
 	attnum = get_attnum(r->tbl, NameStr(r->col));
