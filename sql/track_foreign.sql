@@ -60,3 +60,27 @@ DROP TABLE fo_p, fo_dist, fo_local;
 DROP FOREIGN TABLE fo_ft;
 DROP SERVER fo_files;
 DROP EXTENSION file_fdw;
+-- ---- inheritance children: a query of the parent returns their rows too
+CREATE TABLE fo_parent (k int);
+INSERT INTO fo_parent VALUES (1);
+SELECT bf_track('fo_parent', 'k');
+CREATE TABLE fo_child () INHERITS (fo_parent);
+CREATE TABLE fo_other (k int);
+INSERT INTO fo_other VALUES (7);
+ALTER TABLE fo_other INHERIT fo_parent;
+SELECT bf_might_contain('fo_parent', 'k', 1);
+SELECT bf_untrack('fo_parent', 'k');
+SELECT bf_track('fo_parent', 'k', method => 'trigger');
+CREATE TABLE fo_child () INHERITS (fo_parent);
+SELECT bf_untrack('fo_parent', 'k');
+-- a table that has children already cannot be tracked, nor answer
+ALTER TABLE fo_other INHERIT fo_parent;
+SELECT count(*) AS rows_with_children FROM fo_parent WHERE k = 7;
+SELECT bf_track('fo_parent', 'k');
+SELECT bf_track('fo_parent', 'k', method => 'trigger');
+CREATE INDEX fo_parent_k ON fo_parent USING bloomfilter (k);
+SELECT bf_might_contain('fo_parent', 'k', 7);
+-- the child on its own is a table like any other
+SELECT bf_track('fo_other', 'k');
+SELECT bf_might_contain('fo_other', 'k', 7);
+DROP TABLE fo_parent, fo_other;

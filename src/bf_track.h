@@ -130,6 +130,7 @@ extern char *bf_qualified_rel(Oid relid);
 /* bf_track_objects.c */
 extern List *bf_tree_members(Oid relid);
 extern bool bf_in_tree(Oid relid, Oid root);
+extern void bf_check_no_children(Oid relid, const char *what);
 extern Oid	bf_find_bloom_index(Oid relid, AttrNumber attnum, Oid *invalid);
 extern List *bf_index_leaves(Oid indexoid);
 extern bool bf_index_usable(Oid indexoid);

@@ -115,6 +115,9 @@ read_command(Node *parsetree, DdlCommand *cmd)
 					add_named(&cmd->named, resolve(((PartitionCmd *) c->def)->name));
 					cmd->detached = true;
 					break;
+				case AT_AddInherit:
+					add_named(&cmd->named, resolve((RangeVar *) c->def));
+					break;
 				case AT_DisableTrig:
 				case AT_EnableReplicaTrig:
 					trigger_change(cmd, relid, c->name, "disabled");
@@ -400,6 +403,7 @@ repair_row(BfSpiContext *cx, DdlCommand *cmd, int64 id)
 						 bf_qualified_rel(r.tbl), NameStr(r.col))));
 	/* a foreign or distributed partition would hide its rows from the filter */
 	bf_check_local_rows(r.tbl, "bf_track");
+	bf_check_no_children(r.tbl, "bf_track");
 
 	/* a stale filter is rebuilt, triggers and all, by bf_rebuild */
 	if (r.stale)

@@ -312,6 +312,7 @@ build_source(const BfExt *ext, TrackEntry *e, Oid relid, const char *colname)
 
 	/* a filter that cannot see every row would answer false for some */
 	bf_check_local_rows(relid, "bf_might_contain");
+	bf_check_no_children(relid, "bf_might_contain");
 	if (tracked && r.stale)
 		stale_error(relid, colname, r.stale);
 	e->use_index = !tracked || r.use_index;

@@ -441,6 +441,7 @@ bf_track(PG_FUNCTION_ARGS)
 	lock_tree(relid, ShareRowExclusiveLock);
 	/* only now: the partitions cannot change any more */
 	bf_check_local_rows(relid, "bf_track");
+	bf_check_no_children(relid, "bf_track");
 
 	bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
 	/* one bf_track at a time picks the next id */
@@ -658,6 +659,7 @@ bf_rebuild(PG_FUNCTION_ARGS)
 	fpr = PG_ARGISNULL(3) ? r.fpr : PG_GETARG_FLOAT8(3);
 	bf_check_fpr(fpr);
 	bf_check_local_rows(relid, "bf_rebuild");
+	bf_check_no_children(relid, "bf_rebuild");
 	attnum = user_column(relid, colname);
 	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
 	bf_typeinfo_init(&ti, typid, collid, CurrentMemoryContext);

@@ -63,6 +63,30 @@ bf_in_tree(Oid relid, Oid root)
 	return list_member_oid(get_partition_ancestors(relid), root);
 }
 
+/*
+ * A query of a plain table also returns the rows of its inheritance
+ * children (CREATE TABLE ... INHERITS), which neither the table's triggers
+ * nor its index see: a filter of the table alone would answer false for
+ * them.  (Partitions are covered; a partition cannot have children.)
+ */
+void
+bf_check_no_children(Oid relid, const char *what)
+{
+	List	   *children;
+
+	if (get_rel_relkind(relid) != RELKIND_RELATION)
+		return;
+	children = find_inheritance_children(relid, NoLock);
+	if (children != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s: table \"%s\" has inheritance children", what,
+						get_rel_name(relid)),
+				 errdetail("A query of the table also returns the rows of \"%s\", which its filter would never see.",
+						   get_rel_name(linitial_oid(children))),
+				 errhint("Track each table on its own, or use declarative partitioning.")));
+}
+
 /* ---- the bloomfilter index ---- */
 
 /* may the index answer: valid (every row is in it), ready and live? */
