@@ -590,3 +590,15 @@ bf_registry_filter(RegRow *r)
 	victim->used = true;
 	return victim->filter;
 }
+
+/* the error of a lookup or a change of a column that has no filter */
+void
+bf_not_tracked(Oid relid, const char *colname)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("column \"%s\" of table \"%s\" is not tracked",
+					colname, get_rel_name(relid)),
+			 errhint("Call bf_track('%s', '%s') to create its filter.",
+					 bf_qualified_rel(relid), colname)));
+}

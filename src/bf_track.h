@@ -88,6 +88,7 @@ typedef struct RegRow
 	struct varlena *filter_raw; /* as stored (maybe a TOAST pointer), or NULL */
 } RegRow;
 
+extern void bf_not_tracked(Oid relid, const char *colname);
 extern bool bf_registry_fetch(const BfExt *ext, int64 id, Oid relid,
 							  const char *colname, bool latest, RegRow *out);
 extern bool bf_registry_attnum(const BfExt *ext, int64 id, AttrNumber *attnum,

@@ -142,17 +142,6 @@ oid_array(List *l, int *n)
 /* ---- errors ---- */
 
 static void
-not_tracked(Oid relid, const char *colname)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_UNDEFINED_OBJECT),
-			 errmsg("column \"%s\" of table \"%s\" is not tracked",
-					colname, get_rel_name(relid)),
-			 errhint("Call bf_track('%s', '%s') to create its filter.",
-					 bf_qualified_rel(relid), colname)));
-}
-
-static void
 stale_error(Oid relid, const char *colname, const char *why)
 {
 	ereport(ERROR,
@@ -274,7 +263,7 @@ check_index_method(TrackEntry *e, bool tracked, Oid relid, const char *colname)
 		if (OidIsValid(invalid))
 			unusable_index_error(invalid);
 		if (!tracked)
-			not_tracked(relid, colname);
+			bf_not_tracked(relid, colname);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the bloomfilter index of column \"%s\" of table \"%s\" is missing",

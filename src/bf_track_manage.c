@@ -117,17 +117,6 @@ check_capacity_arg(FunctionCallInfo fcinfo, int argno, bool use_index)
 				 errdetail("The index's capacity option is at most %d.", PG_INT32_MAX)));
 }
 
-static void
-not_tracked(Oid relid, const char *colname)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_UNDEFINED_OBJECT),
-			 errmsg("column \"%s\" of table \"%s\" is not tracked",
-					colname, get_rel_name(relid)),
-			 errhint("Call bf_track('%s', '%s') to create its filter.",
-					 bf_qualified_rel(relid), colname)));
-}
-
 /*
  * Lock the table and, when partitioned, its partitions (as LOCK TABLE
  * does); then make sure it was not dropped while we waited.
@@ -265,7 +254,7 @@ record_attnum(BfSpiContext *cx, int64 id, Oid relid, AttrNumber attnum)
 				4, types, values, SPI_OK_INSERT);
 }
 
-/* the registry row of (relid, col), locked FOR UPDATE, or not_tracked() */
+/* the registry row of (relid, col), locked FOR UPDATE, or bf_not_tracked() */
 static void
 lock_registry_row(BfSpiContext *cx, Oid relid, Datum colname, RegRow *r)
 {
@@ -279,11 +268,11 @@ lock_registry_row(BfSpiContext *cx, Oid relid, Datum colname, RegRow *r)
 						 cx->ext->registry),
 				2, types, values, SPI_OK_SELECT);
 	if (SPI_processed == 0)
-		not_tracked(relid, NameStr(*DatumGetName(colname)));
+		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	/* the row as it is now, after waiting for the lock */
 	if (!bf_registry_fetch(cx->ext, id, InvalidOid, NULL, true, r))
-		not_tracked(relid, NameStr(*DatumGetName(colname)));
+		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
 }
 
 /* ---- bf_track ---- */
