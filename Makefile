@@ -21,7 +21,8 @@ OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
 OBJS_INDEX = src/bf_am.o src/bf_index.o
 
 # tracked filters: registry, management, lookups, triggers, DDL upkeep
-OBJS_TRACK = src/bf_track.o src/bf_trigger.o
+OBJS_TRACK = src/bf_registry.o src/bf_track_objects.o src/bf_track_manage.o \
+	src/bf_track_lookup.o src/bf_track_ddl.o src/bf_trigger.o
 
 OBJS = $(OBJS_COMMON) $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)
 
@@ -36,7 +37,7 @@ REGRESS_WINDOW = window
 
 REGRESS_INDEX = index
 
-REGRESS_TRACK = track track_index
+REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign
 
 REGRESS_DOCS =
 
