@@ -37,8 +37,10 @@ function defaultTypes() {
 }
 
 /**
- * Make node-postgres return bloomfilter columns as BloomFilter objects, in
- * text and binary results.  `types` is pg.types (global) or a client's
+ * Make node-postgres return bloomfilter columns as BloomFilter objects.
+ * (The binary parser is for a driver that hands over the bytes intact;
+ * node-postgres 8 decodes binary results as UTF-8 text and loses bytes, so
+ * read the text form, as by default.)  `types` is pg.types (global) or a client's
  * own TypeOverrides.  Returns the type's OID.
  */
 async function registerBloomfilterType(q, types) {
@@ -47,6 +49,15 @@ async function registerBloomfilterType(q, types) {
   reg.setTypeParser(oid, 'text', (s) => BloomFilter.fromText(s));
   reg.setTypeParser(oid, 'binary', (b) => BloomFilter.fromBytes(b));
   return oid;
+}
+
+// Bytes travel as base64 text: a third more than the bytes, where bytea's
+// hex output doubles them, and node-postgres 8 decodes binary results as
+// UTF-8 text, which loses bytes.
+function fromBase64(s) {
+  if (s === null) return null;
+  const b = Buffer.from(s, 'base64'); // skips the line breaks encode() writes
+  return new Uint8Array(b.buffer, b.byteOffset, b.length);
 }
 
 // a source: uses the server's changes function when it exists, else
@@ -66,19 +77,18 @@ function makeSource(q, changesSig, changesCall, filterCall, args) {
       }
       if (hasChanges) {
         const r = await q.query({
-          text: `SELECT next_lsn::pg_catalog.text AS next_lsn, full_refresh, patch FROM ${schema}.${changesCall}`,
+          text: 'SELECT next_lsn::pg_catalog.text AS next_lsn, full_refresh, ' +
+            `pg_catalog.encode(patch, 'base64') AS patch FROM ${schema}.${changesCall}`,
           values: [...args, since],
-          binary: true,
         });
         const row = r.rows[0];
-        return { nextLsn: row.next_lsn, fullRefresh: row.full_refresh, patch: row.patch };
+        return { nextLsn: row.next_lsn, fullRefresh: row.full_refresh, patch: fromBase64(row.patch) };
       }
       const r = await q.query({
-        text: `SELECT ${schema}.${filterCall}::pg_catalog.bytea AS f`,
+        text: `SELECT pg_catalog.encode(${schema}.${filterCall}::pg_catalog.bytea, 'base64') AS f`,
         values: args,
-        binary: true,
       });
-      return { nextLsn: null, fullRefresh: true, value: r.rows[0].f };
+      return { nextLsn: null, fullRefresh: true, value: fromBase64(r.rows[0].f) };
     },
   };
 }
