@@ -169,7 +169,7 @@ function byteaFromText(s) {
     } else if (raw[i + 1] === 0x5c) {
       out.push(0x5c);
       i++;
-    } else if (i + 3 < raw.length + 0 && /^[0-3][0-7][0-7]$/.test(String.fromCharCode(raw[i + 1], raw[i + 2], raw[i + 3]))) {
+    } else if (i + 3 < raw.length && /^[0-3][0-7][0-7]$/.test(String.fromCharCode(raw[i + 1], raw[i + 2], raw[i + 3]))) {
       out.push(parseInt(String.fromCharCode(raw[i + 1], raw[i + 2], raw[i + 3]), 8));
       i += 3;
     } else {
