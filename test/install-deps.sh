@@ -5,7 +5,8 @@
 #
 # The PostgreSQL version is BF_PG_VERSION if set, else the newest server
 # installed, else the one Debian's "postgresql" package depends on (15 on
-# bookworm, 17 on trixie, 18 on sid).  BF_NESTED=1 (set inside the Debian
+# bookworm, 17 on trixie, 18 on sid).  BF_DEPS_CLIENTS=0 leaves out what
+# only the client libraries' suites need.  BF_NESTED=1 (set inside the Debian
 # roots of the version matrix and the fresh-machine check) leaves out what
 # only the outer run needs to make those roots and the Debian package.
 set -euo pipefail
@@ -29,6 +30,11 @@ fi
 PKGS="postgresql-$v postgresql-common postgresql-server-dev-$v libxxhash-dev make gcc libc6-dev"
 # tests: the reference reader, the released 1.0 for the upgrade test
 PKGS="$PKGS python3 python3-xxhash git"
+# the client libraries' suites (not in the version matrix, where
+# BF_DEPS_CLIENTS=0): node and npm from wherever this machine has them
+if [ "${BF_DEPS_CLIENTS:-1}" = 1 ]; then
+	command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"
+fi
 # the outer run: Debian roots (version matrix, fresh machine), the package
 [ "${BF_NESTED:-0}" = 1 ] ||
 	PKGS="$PKGS debootstrap build-essential debhelper dpkg-dev postgresql-server-dev-all iproute2"
