@@ -864,8 +864,9 @@ bf_agg_auto_deserialize(PG_FUNCTION_ARGS)
 	memcpy(&st->fpr, p + 16, 8);
 	if (isnan(st->fpr) || st->fpr <= 0.0 || st->fpr >= 1.0)
 		bad_hashes_state("The false-positive rate of the state is not between 0 and 1.");
-	if (st->family > BF_FAMILY_MAX || (st->flags & ~BLOOM_FLAG_NONPORTABLE) != 0 ||
-		(st->family == BF_FAMILY_NONE && (count != 0 || st->detail != 0 || st->flags != 0)))
+	/* the family rules of a filter header, which the final function writes */
+	if (bloom_family_check(st->family, st->flags, st->detail) != BLOOM_OK ||
+		(st->family == BF_FAMILY_NONE && count != 0))
 		bad_hashes_state("The element family of the state is invalid.");
 	memcpy(st->h, p + BF_HASHES_HEADER, count * sizeof(uint64));
 	for (size_t i = 1; i < count; i++)

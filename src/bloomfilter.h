@@ -59,6 +59,7 @@ typedef struct BfTypeInfo
 
 /* bf_hash.c */
 extern int	bf_family_of_type(Oid base);
+extern bool bf_other_type_ok(Oid typid);
 extern void bf_typeinfo_init(BfTypeInfo *ti, Oid typid, Oid collation,
 							 MemoryContext mcxt);
 extern uint64 bf_hash_datum(BfTypeInfo *ti, Datum value, int64 seed);
