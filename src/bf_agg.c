@@ -29,6 +29,7 @@
 #endif
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
@@ -558,6 +559,7 @@ radix_sort_uint64(uint64 *a, size_t n, int shift)
 		bf_sort_uint64(a, n);
 		return;
 	}
+	CHECK_FOR_INTERRUPTS();		/* per bucket of at least 65 keys */
 	memset(count, 0, sizeof(count));
 	for (size_t i = 0; i < n; i++)
 		count[(a[i] >> shift) & 0xFF]++;
@@ -606,6 +608,8 @@ hashes_compact(BfAggHashes *st)
 	out = 0;
 	for (size_t i = 0; i < st->nused; i++)
 	{
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (out == 0 || st->h[i] != st->h[out - 1])
 			st->h[out++] = st->h[i];
 	}
@@ -781,6 +785,8 @@ bf_agg_auto_final(PG_FUNCTION_ARGS)
 	/* sorted hashes visit the blocks in order: sequential memory access */
 	for (size_t i = 0; i < st->nsorted; i++)
 	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (bloom_set_hash(bits, nblocks, k, st->h[i]))
 			hdr.inserted++;
 	}
@@ -871,6 +877,8 @@ bf_agg_auto_deserialize(PG_FUNCTION_ARGS)
 	memcpy(st->h, p + BF_HASHES_HEADER, count * sizeof(uint64));
 	for (size_t i = 1; i < count; i++)
 	{
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (st->h[i] <= st->h[i - 1])
 			bad_hashes_state("The hashes of the state are not strictly increasing.");
 	}
