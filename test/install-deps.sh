@@ -44,3 +44,17 @@ if [ -n "$missing" ]; then
 	apt_update
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
+
+# the fuzz suite: clang with its fuzzer and sanitizer runtime, which Debian
+# ships as libclang-rt-N-dev for its default clang-N (without them the suite
+# replays the corpus with random mutations under gcc's sanitizers)
+if ! command -v clang >/dev/null; then
+	apt_update
+	apt-get install -y -qq --no-install-recommends clang >/dev/null
+fi
+cv="$(clang --version | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -1)"
+if [ -n "$cv" ] && ! dpkg-query -W -f='${Status}' "libclang-rt-$cv-dev" 2>/dev/null | grep -q "ok installed"; then
+	apt_update
+	apt-get install -y -qq --no-install-recommends "libclang-rt-$cv-dev" >/dev/null ||
+		echo "install-deps: no libclang-rt-$cv-dev, the fuzz suite will replay its corpus" >&2
+fi
