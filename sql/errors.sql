@@ -85,6 +85,13 @@ SELECT replace(t, 'fpr=0.01 ', 'fpr=1e-400 ')::bloomfilter FROM canon WHERE t ~ 
 SELECT replace(t, 'fpr=0.01 ', 'fpr=0x1p-7 ')::bloomfilter FROM canon WHERE t ~ 'integer';
 SELECT replace(t, 'fpr=0.01 ', 'fpr=nan ')::bloomfilter FROM canon WHERE t ~ 'integer';
 SELECT replace(t, 'inserted=1 ', 'inserted=9223372036854775808 ')::bloomfilter FROM canon WHERE t ~ 'integer';
+-- the largest count is valid, and adding to it keeps it there (no overflow
+-- into an invalid value)
+SELECT (bf_info(bf_add(f, 987654))).inserted AS add_at_max,
+	   (bf_info(bf_add_all(f, ARRAY[987654, 987655]))).inserted AS add_all_at_max,
+	   bf_contains(bf_add(f, 987654), 987654) AS added
+FROM (SELECT replace(t, 'inserted=1 ', 'inserted=9223372036854775807 ')::bloomfilter AS f
+	  FROM canon WHERE t ~ 'family=integer ') s;
 SELECT replace(t, 'family=integer ', 'family=integer() ')::bloomfilter FROM canon WHERE t ~ 'integer';
 SELECT replace(t, 'family=integer ', 'family=Integer ')::bloomfilter FROM canon WHERE t ~ 'integer';
 SELECT replace(t, 'record(integer,text)', 'record(integer,text,)')::bloomfilter FROM canon WHERE t ~ 'record';

@@ -34,6 +34,7 @@
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 
 /* the integer fast path below inlines XXH3 for its constant 8-byte input */
 #define XXH_INLINE_ALL
@@ -41,11 +42,27 @@
 
 /*
  * Most distinct values the auto-sized bf_agg keeps: 2^24, i.e. 128 MiB of
- * hashes, at most 256 MiB with the merge buffer, per process.
+ * hashes, at most 256 MiB with the merge buffer, per process.  The setting
+ * bloomfilter.agg_max_distinct can only lower it (less memory per query).
  */
 #define BF_AGG_MAX_DISTINCT ((size_t) 1 << 24)
 #define BF_AGG_MIN_BUFFER	1024
 #define BF_AGG_DEFAULT_FPR	0.01
+
+static int	bf_agg_max_distinct = (int) BF_AGG_MAX_DISTINCT;
+
+void
+bf_agg_define_gucs(void)
+{
+	DefineCustomIntVariable("bloomfilter.agg_max_distinct",
+							"Most distinct values bf_agg without a capacity keeps.",
+							"It keeps 8 bytes per distinct value to size the filter; "
+							"past this many it stops with an error.",
+							&bf_agg_max_distinct,
+							(int) BF_AGG_MAX_DISTINCT, BF_AGG_MIN_BUFFER,
+							(int) BF_AGG_MAX_DISTINCT,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+}
 
 #define ST_SORT bf_sort_uint64
 #define ST_ELEMENT_TYPE uint64
@@ -524,9 +541,9 @@ too_many_distinct(size_t n)
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("bf_agg without a capacity saw more than %zu distinct values",
-					BF_AGG_MAX_DISTINCT),
+					(size_t) bf_agg_max_distinct),
 			 errdetail("To size the filter for the values it saw, bf_agg keeps 8 bytes per distinct value; it stops at %zu values (%zu seen so far) rather than use more memory.",
-					   BF_AGG_MAX_DISTINCT, n),
+					   (size_t) bf_agg_max_distinct, n),
 			 errhint("Pass a capacity: bf_agg(col, capacity, fpr), e.g. with capacity = count(DISTINCT col).")));
 }
 
@@ -614,7 +631,7 @@ hashes_compact(BfAggHashes *st)
 			st->h[out++] = st->h[i];
 	}
 	st->nsorted = st->nused = out;
-	if (out > BF_AGG_MAX_DISTINCT)
+	if (out > (size_t) bf_agg_max_distinct)
 		too_many_distinct(out);
 }
 

@@ -22,9 +22,18 @@
 #include "utils/arrayaccess.h"
 #pragma GCC diagnostic pop
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 PG_MODULE_MAGIC;
+
+/* settings of every area, defined when the library loads */
+void
+_PG_init(void)
+{
+	bf_agg_define_gucs();
+	MarkGUCPrefixReserved("bloomfilter");
+}
 
 /* ---- helpers ---- */
 
@@ -404,7 +413,7 @@ bf_add_value(BfFilter *f, BfTypeInfo *ti, Datum value)
 	bf_check_family(&f->hdr, BF_PAYLOAD(f->vl), ti, true);
 	h = bf_hash_datum(ti, value, f->hdr.seed);
 	if (bloom_set_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, h))
-		f->hdr.inserted++;
+		BLOOM_COUNT_INSERT(&f->hdr);
 }
 
 void
@@ -432,7 +441,7 @@ adder_flush(BfAdder *a)
 
 	for (int i = 0; i < a->n; i++)
 		if (bloom_set_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, a->hashes[i]))
-			f->hdr.inserted++;
+			BLOOM_COUNT_INSERT(&f->hdr);
 	a->n = 0;
 }
 

@@ -32,6 +32,9 @@
 #define BLOOM_MAX_BLOCKS	((uint64_t) 1 << 23)
 /* "inserted" is a bigint in SQL (bf_info): larger counts are invalid */
 #define BLOOM_MAX_INSERTED	((uint64_t) INT64_MAX)
+/* one more value added: the count stops at the largest valid one */
+#define BLOOM_COUNT_INSERT(hdr) \
+	((hdr)->inserted += ((hdr)->inserted < BLOOM_MAX_INSERTED))
 
 #define BLOOM_FLAG_NONPORTABLE 0x01
 

@@ -81,6 +81,7 @@ typedef struct BfTypeCache
 } BfTypeCache;
 
 /* bf_funcs.c */
+extern void _PG_init(void);
 extern BfTypeInfo *bf_typecache_lookup(BfTypeCache *tc, FunctionCallInfo fcinfo,
 									   int argno, bool element);
 extern void bf_read_header(struct varlena *vl, BloomHeader *hdr);
@@ -120,5 +121,8 @@ extern void bf_combine(BloomHeader *dst, uint8 *dstbits,
 					   const BloomHeader *src, const uint8 *srcbits,
 					   bool intersect);
 extern void bf_finish_combined(BloomHeader *hdr, uint8 *payload, bool intersect);
+
+/* bf_agg.c */
+extern void bf_agg_define_gucs(void);
 
 #endif							/* BLOOMFILTER_H */
