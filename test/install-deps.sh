@@ -27,8 +27,9 @@ fi
 
 # build and run
 PKGS="postgresql-$v postgresql-common postgresql-server-dev-$v libxxhash-dev make gcc libc6-dev"
-# tests: the reference reader, the released 1.0 for the upgrade test
-PKGS="$PKGS python3 python3-xxhash git"
+# tests: the reference reader, the released 1.0 for the upgrade test, the
+# malformed-input suite (psycopg 3)
+PKGS="$PKGS python3 python3-xxhash git python3-psycopg"
 # the outer run: Debian roots (version matrix, fresh machine), the package
 [ "${BF_NESTED:-0}" = 1 ] ||
 	PKGS="$PKGS debootstrap build-essential debhelper dpkg-dev postgresql-server-dev-all"
