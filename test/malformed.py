@@ -70,18 +70,23 @@ stats = {"mutants": 0, "accepted": 0, "statements": 0}
 findings = []
 
 
+def failed(conn, e, where):
+    """An error: a finding if internal (class XX) or if the server is gone."""
+    state = e.sqlstate or ""
+    if conn.closed or conn.broken or not state:
+        findings.append(f"connection lost: {where}")
+        raise SystemExit(report())
+    if state.startswith("XX"):
+        findings.append(f"{state} {e}: {where}")
+
+
 def run(conn, sql, params=(), what=""):
-    """Run one statement; return (ok, rows).  Record XX errors and crashes."""
+    """Run one statement; return (ok, rows)."""
     stats["statements"] += 1
     try:
         return True, conn.execute(sql, params).fetchall()
     except psycopg.errors.Error as e:
-        state = e.sqlstate or ""
-        if conn.closed or conn.broken or not state:
-            findings.append(f"connection lost ({what}): {sql} {params!r:.200}")
-            raise SystemExit(report())
-        if state.startswith("XX"):
-            findings.append(f"{state} {e} ({what}): {sql} {params!r:.200}")
+        failed(conn, e, f"({what}) {sql} {params!r:.200}")
         return False, None
 
 
@@ -95,12 +100,7 @@ def copy_binary(conn, data):
             cp.write(stream)
         return True
     except psycopg.errors.Error as e:
-        state = e.sqlstate or ""
-        if conn.closed or conn.broken or not state:
-            findings.append(f"connection lost (binary COPY): {data[:64].hex()}")
-            raise SystemExit(report())
-        if state.startswith("XX"):
-            findings.append(f"{state} {e} (binary COPY): {data[:64].hex()}")
+        failed(conn, e, f"(binary COPY) {data[:64].hex()}")
         return False
 
 
