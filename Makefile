@@ -10,7 +10,7 @@ PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 OBJS_COMMON = src/bf_relcheck.o
 
 # the value type: the PostgreSQL-free core, hashing, I/O, functions, aggregates
-OBJS_VALUE = src/bloom_core.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
+OBJS_VALUE = src/bloom_core.o src/bloom_text.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
 	src/bf_ops.o src/bf_agg.o
 
 # sliding-window and scalable filters
@@ -60,8 +60,10 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # unit tests of the PostgreSQL-free core
-test/unit/test_core: test/unit/test_core.c src/bloom_core.c src/bloom_core.h
-	$(CC) -std=c99 -O2 -Wall -Wextra -Werror -Isrc -o $@ test/unit/test_core.c src/bloom_core.c -lm
+test/unit/test_core: test/unit/test_core.c src/bloom_core.c src/bloom_core.h \
+		src/bloom_text.c src/bloom_text.h
+	$(CC) -std=c99 -O2 -Wall -Wextra -Werror -Isrc -o $@ test/unit/test_core.c \
+		src/bloom_core.c src/bloom_text.c -lm
 
 unitcheck: test/unit/test_core
 	test/unit/test_core

@@ -29,10 +29,12 @@
 #endif
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 
 /* the integer fast path below inlines XXH3 for its constant 8-byte input */
 #define XXH_INLINE_ALL
@@ -40,11 +42,27 @@
 
 /*
  * Most distinct values the auto-sized bf_agg keeps: 2^24, i.e. 128 MiB of
- * hashes, at most 256 MiB with the merge buffer, per process.
+ * hashes, at most 256 MiB with the merge buffer, per process.  The setting
+ * bloomfilter.agg_max_distinct can only lower it (less memory per query).
  */
 #define BF_AGG_MAX_DISTINCT ((size_t) 1 << 24)
 #define BF_AGG_MIN_BUFFER	1024
 #define BF_AGG_DEFAULT_FPR	0.01
+
+static int	bf_agg_max_distinct = (int) BF_AGG_MAX_DISTINCT;
+
+void
+bf_agg_define_gucs(void)
+{
+	DefineCustomIntVariable("bloomfilter.agg_max_distinct",
+							"Most distinct values bf_agg without a capacity keeps.",
+							"It keeps 8 bytes per distinct value to size the filter; "
+							"past this many it stops with an error.",
+							&bf_agg_max_distinct,
+							(int) BF_AGG_MAX_DISTINCT, BF_AGG_MIN_BUFFER,
+							(int) BF_AGG_MAX_DISTINCT,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+}
 
 #define ST_SORT bf_sort_uint64
 #define ST_ELEMENT_TYPE uint64
@@ -523,9 +541,9 @@ too_many_distinct(size_t n)
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("bf_agg without a capacity saw more than %zu distinct values",
-					BF_AGG_MAX_DISTINCT),
+					(size_t) bf_agg_max_distinct),
 			 errdetail("To size the filter for the values it saw, bf_agg keeps 8 bytes per distinct value; it stops at %zu values (%zu seen so far) rather than use more memory.",
-					   BF_AGG_MAX_DISTINCT, n),
+					   (size_t) bf_agg_max_distinct, n),
 			 errhint("Pass a capacity: bf_agg(col, capacity, fpr), e.g. with capacity = count(DISTINCT col).")));
 }
 
@@ -558,6 +576,7 @@ radix_sort_uint64(uint64 *a, size_t n, int shift)
 		bf_sort_uint64(a, n);
 		return;
 	}
+	CHECK_FOR_INTERRUPTS();		/* per bucket of at least 65 keys */
 	memset(count, 0, sizeof(count));
 	for (size_t i = 0; i < n; i++)
 		count[(a[i] >> shift) & 0xFF]++;
@@ -606,11 +625,13 @@ hashes_compact(BfAggHashes *st)
 	out = 0;
 	for (size_t i = 0; i < st->nused; i++)
 	{
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (out == 0 || st->h[i] != st->h[out - 1])
 			st->h[out++] = st->h[i];
 	}
 	st->nsorted = st->nused = out;
-	if (out > BF_AGG_MAX_DISTINCT)
+	if (out > (size_t) bf_agg_max_distinct)
 		too_many_distinct(out);
 }
 
@@ -781,6 +802,8 @@ bf_agg_auto_final(PG_FUNCTION_ARGS)
 	/* sorted hashes visit the blocks in order: sequential memory access */
 	for (size_t i = 0; i < st->nsorted; i++)
 	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (bloom_set_hash(bits, nblocks, k, st->h[i]))
 			hdr.inserted++;
 	}
@@ -864,12 +887,15 @@ bf_agg_auto_deserialize(PG_FUNCTION_ARGS)
 	memcpy(&st->fpr, p + 16, 8);
 	if (isnan(st->fpr) || st->fpr <= 0.0 || st->fpr >= 1.0)
 		bad_hashes_state("The false-positive rate of the state is not between 0 and 1.");
-	if (st->family > BF_FAMILY_MAX || (st->flags & ~BLOOM_FLAG_NONPORTABLE) != 0 ||
-		(st->family == BF_FAMILY_NONE && (count != 0 || st->detail != 0 || st->flags != 0)))
+	/* the family rules of a filter header, which the final function writes */
+	if (bloom_family_check(st->family, st->flags, st->detail) != BLOOM_OK ||
+		(st->family == BF_FAMILY_NONE && count != 0))
 		bad_hashes_state("The element family of the state is invalid.");
 	memcpy(st->h, p + BF_HASHES_HEADER, count * sizeof(uint64));
 	for (size_t i = 1; i < count; i++)
 	{
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (st->h[i] <= st->h[i - 1])
 			bad_hashes_state("The hashes of the state are not strictly increasing.");
 	}

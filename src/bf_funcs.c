@@ -14,11 +14,26 @@
 #include "access/detoast.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/array.h"
+/* PostgreSQL's own macros in arrayaccess.h trip -Wsign-compare */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include "utils/arrayaccess.h"
+#pragma GCC diagnostic pop
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 PG_MODULE_MAGIC;
+
+/* settings of every area, defined when the library loads */
+void
+_PG_init(void)
+{
+	bf_agg_define_gucs();
+	MarkGUCPrefixReserved("bloomfilter");
+}
 
 /* ---- helpers ---- */
 
@@ -398,7 +413,7 @@ bf_add_value(BfFilter *f, BfTypeInfo *ti, Datum value)
 	bf_check_family(&f->hdr, BF_PAYLOAD(f->vl), ti, true);
 	h = bf_hash_datum(ti, value, f->hdr.seed);
 	if (bloom_set_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, h))
-		f->hdr.inserted++;
+		BLOOM_COUNT_INSERT(&f->hdr);
 }
 
 void
@@ -421,9 +436,12 @@ adder_flush(BfAdder *a)
 {
 	BfFilter   *f = a->f;
 
+	/* every BF_ADDER_BATCH values: loops over many values stay cancellable */
+	CHECK_FOR_INTERRUPTS();
+
 	for (int i = 0; i < a->n; i++)
 		if (bloom_set_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, a->hashes[i]))
-			f->hdr.inserted++;
+			BLOOM_COUNT_INSERT(&f->hdr);
 	a->n = 0;
 }
 
@@ -483,6 +501,17 @@ bf_add(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(f.vl);
 }
 
+/*
+ * Arrays are read in place with array_iter, so that an expanded array (a
+ * PL/pgSQL variable) is not first flattened into a copy: that copy of a
+ * large array is work no interrupt can stop.
+ */
+static inline int
+array_nitems(AnyArrayType *arr)
+{
+	return ArrayGetNItems(AARR_NDIM(arr), AARR_DIMS(arr));
+}
+
 /* bf_add_all(filter, array): not STRICT, for the same reason as bf_add */
 PG_FUNCTION_INFO_V1(bf_add_all);
 Datum
@@ -490,10 +519,9 @@ bf_add_all(PG_FUNCTION_ARGS)
 {
 	BfTypeInfo *ti;
 	BfFilter	f;
-	ArrayType  *arr;
-	ArrayIterator it;
-	Datum		value;
-	bool		isnull;
+	AnyArrayType *arr;
+	array_iter	it;
+	int			n;
 	BfAdder		adder;
 
 	if (PG_ARGISNULL(0))
@@ -501,18 +529,24 @@ bf_add_all(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	ti = get_typeinfo(fcinfo, 1, true);
-	arr = PG_GETARG_ARRAYTYPE_P(1);
+	arr = PG_GETARG_ANY_ARRAY_P(1);
 	f.vl = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
 	bf_read_header(f.vl, &f.hdr);
 
 	bf_adder_init(&adder, &f, ti);
-	it = array_create_iterator(arr, 0, NULL);
-	while (array_iterate(it, &value, &isnull))
+	n = array_nitems(arr);
+	array_iter_setup(&it, arr);
+	for (int i = 0; i < n; i++)
 	{
+		bool		isnull;
+		Datum		value = array_iter_next(&it, &isnull, i, ti->typlen,
+											ti->typbyval, ti->typalign);
+
 		if (!isnull)
 			bf_adder_add(&adder, value);
+		else if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();	/* the adder checks between batches */
 	}
-	array_free_iterator(it);
 	bf_adder_finish(&adder);
 	PG_RETURN_POINTER(f.vl);
 }
@@ -562,27 +596,28 @@ contains_array(FunctionCallInfo fcinfo, bool want_all)
 {
 	BfTypeInfo *ti = get_typeinfo(fcinfo, 1, true);
 	BfFilter	f = get_filter_cached(fcinfo, 0);
-	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
-	ArrayIterator it;
-	Datum		value;
-	bool		isnull;
+	AnyArrayType *arr = PG_GETARG_ANY_ARRAY_P(1);
+	int			n = array_nitems(arr);
+	array_iter	it;
 	bool		sawnull = false;
 
-	it = array_create_iterator(arr, 0, NULL);
-	while (array_iterate(it, &value, &isnull))
+	array_iter_setup(&it, arr);
+	for (int i = 0; i < n; i++)
 	{
+		bool		isnull;
+		Datum		value = array_iter_next(&it, &isnull, i, ti->typlen,
+											ti->typbyval, ti->typalign);
+
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (isnull)
 		{
 			sawnull = true;
 			continue;
 		}
 		if (test_value(&f, ti, value) != want_all)
-		{
-			array_free_iterator(it);
 			PG_RETURN_BOOL(!want_all);
-		}
 	}
-	array_free_iterator(it);
 	if (sawnull)
 		PG_RETURN_NULL();
 	PG_RETURN_BOOL(want_all);

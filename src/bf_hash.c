@@ -76,6 +76,29 @@ bf_family_of_type(Oid base)
 }
 
 /*
+ * Whether typid can be the element type of a non-portable filter (family
+ * "other", its OID in the family detail): a defined type that is not a
+ * domain, a pseudo-type or a type of a portable family.  Every input path
+ * and the output function ask this, so that what one accepts the other
+ * can print and read back.
+ */
+bool
+bf_other_type_ok(Oid typid)
+{
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	Form_pg_type typ;
+	bool		ok;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	typ = (Form_pg_type) GETSTRUCT(tup);
+	ok = typ->typisdefined && typ->typtype != TYPTYPE_DOMAIN &&
+		typ->typtype != TYPTYPE_PSEUDO;
+	ReleaseSysCache(tup);
+	return ok && bf_family_of_type(typid) == BF_FAMILY_OTHER;
+}
+
+/*
  * Fill *ti for values of type typid under the given collation.  Errors
  * here (no hash support, nondeterministic collation) are raised before
  * any filter is touched.
@@ -469,6 +492,23 @@ bf_family_text(int family, uint32 detail)
 	return buf.data;
 }
 
+/* the error for a value whose family is not the filter's */
+static void
+family_mismatch(const BloomHeader *hdr, const BfTypeInfo *ti)
+{
+	char	   *have = bf_family_text(hdr->family, hdr->detail);
+	char	   *got = bf_family_text(ti->family, ti->detail);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("bloomfilter holds values of family %s, not %s (type %s)",
+					have, got, format_type_be(ti->typid)),
+			 errdetail("Values of different families hash differently, so the answer would be meaningless."),
+			 hdr->family == BF_FAMILY_OTHER ?
+			 errhint("Cast the value to %s.", format_type_be((Oid) hdr->detail)) :
+			 errhint("Cast the value to %s.", family_example[hdr->family])));
+}
+
 /*
  * Check that values described by ti may be added to / tested against the
  * filter.  With setting = true an empty filter (family 0) adopts ti's
@@ -497,18 +537,16 @@ bf_check_family(BloomHeader *hdr, uint8 *payload, BfTypeInfo *ti, bool setting)
 		}
 		return;
 	}
-	if (hdr->family != ti->family || hdr->detail != ti->detail)
-	{
-		char	   *have = bf_family_text(hdr->family, hdr->detail);
-		char	   *got = bf_family_text(ti->family, ti->detail);
-
+	if (hdr->family == ti->family && hdr->detail == ti->detail)
+		return;
+	if (hdr->family == BF_FAMILY_OTHER &&
+		!SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum((Oid) hdr->detail)))
 		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("bloomfilter holds values of family %s, not %s (type %s)",
-						have, got, format_type_be(ti->typid)),
-				 errdetail("Values of different families hash differently, so the answer would be meaningless."),
-				 hdr->family == BF_FAMILY_OTHER ?
-				 errhint("Cast the value to %s.", format_type_be((Oid) hdr->detail)) :
-				 errhint("Cast the value to %s.", family_example[hdr->family])));
-	}
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("bloomfilter holds values of a type that no longer exists"),
+				 errdetail("The filter holds hashes of values of the non-portable type with OID %u, which has been dropped; no value can be tested against it.",
+						   hdr->detail),
+				 errhint("Rebuild the filter from the values it should hold.")));
+
+	family_mismatch(hdr, ti);
 }

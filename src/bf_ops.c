@@ -15,7 +15,28 @@
 #include "access/detoast.h"
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
+
+/*
+ * Whole-array loops go through the bits in steps of this many bytes (well
+ * under a millisecond each) and check for interrupts between steps, so
+ * that operations on filters of hundreds of MB stay cancellable.
+ */
+#define BF_STEP_BYTES ((size_t) 1 << 20)
+
+static uint64
+popcount_cancellable(const uint8 *bits, size_t nbytes)
+{
+	uint64		count = 0;
+
+	for (size_t off = 0; off < nbytes; off += BF_STEP_BYTES)
+	{
+		CHECK_FOR_INTERRUPTS();
+		count += bloom_popcount(bits + off, Min(BF_STEP_BYTES, nbytes - off));
+	}
+	return count;
+}
 
 /*
  * Error out, naming the first differing parameter, unless the two filters
@@ -98,14 +119,18 @@ bf_combine(BloomHeader *dst, uint8 *dstbits, const BloomHeader *src,
 
 	bf_check_compatible(dst, src);
 	nbytes = dst->nblocks * BLOOM_BLOCK_BYTES;
-	if (intersect)
+	for (size_t off = 0; off < nbytes; off += BF_STEP_BYTES)
 	{
-		bloom_and(dstbits, srcbits, nbytes);
-		if (src->inserted < dst->inserted)
-			dst->inserted = src->inserted;
+		size_t		n = Min(BF_STEP_BYTES, nbytes - off);
+
+		CHECK_FOR_INTERRUPTS();
+		if (intersect)
+			bloom_and(dstbits + off, srcbits + off, n);
+		else
+			bloom_or(dstbits + off, srcbits + off, n);
 	}
-	else
-		bloom_or(dstbits, srcbits, nbytes);
+	if (intersect && src->inserted < dst->inserted)
+		dst->inserted = src->inserted;
 	bloom_adopt_family(dst, src);
 }
 
@@ -119,8 +144,8 @@ bf_combine(BloomHeader *dst, uint8 *dstbits, const BloomHeader *src,
 void
 bf_finish_combined(BloomHeader *hdr, uint8 *payload, bool intersect)
 {
-	uint64		bits_set = bloom_popcount(payload + BLOOM_HEADER_SIZE,
-										  hdr->nblocks * BLOOM_BLOCK_BYTES);
+	uint64		bits_set = popcount_cancellable(payload + BLOOM_HEADER_SIZE,
+												hdr->nblocks * BLOOM_BLOCK_BYTES);
 	uint64		est = bloom_estimate_inserted(bits_set, hdr->nblocks, hdr->nhashes);
 
 	if (hdr->family == BF_FAMILY_NONE)
@@ -231,7 +256,7 @@ Datum
 bf_cardinality(PG_FUNCTION_ARGS)
 {
 	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
-	uint64		bits_set = bloom_popcount(BF_BITS(f.vl), f.hdr.nblocks * BLOOM_BLOCK_BYTES);
+	uint64		bits_set = popcount_cancellable(BF_BITS(f.vl), f.hdr.nblocks * BLOOM_BLOCK_BYTES);
 
 	PG_RETURN_FLOAT8(bloom_estimate_cardinality(bits_set, f.hdr.nblocks, f.hdr.nhashes));
 }

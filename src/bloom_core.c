@@ -76,6 +76,36 @@ bloom_error_message(BloomError err)
 			return "The filter has no element family but counts inserted elements.";
 		case BLOOM_ERR_DETAIL:
 			return "The family detail field is inconsistent with the element family.";
+		case BLOOM_ERR_INSERTED:
+			return "The count of inserted elements is 2^63 or more.";
+		case BLOOM_ERR_TEXT_PREFIX:
+			return "The value does not start with \"bloomfilter:1\".";
+		case BLOOM_ERR_TEXT_LAYOUT:
+			return "Expected \"layout=blocked\" after the version.";
+		case BLOOM_ERR_TEXT_HASH:
+			return "Expected \"hash=xxh3_64\" after the layout.";
+		case BLOOM_ERR_TEXT_FAMILY:
+			return "Expected \"family=\" and a known element family after the hash.";
+		case BLOOM_ERR_TEXT_TYPE:
+			return "The type named in \"family=other(...)\" does not exist or cannot be the type of a non-portable filter.";
+		case BLOOM_ERR_TEXT_NHASHES:
+			return "Expected \"nhashes=\" and a number from 1 to 64.";
+		case BLOOM_ERR_TEXT_NBITS:
+			return "Expected \"nbits=\" and a positive multiple of 512 of at most 4294967296.";
+		case BLOOM_ERR_TEXT_SEED:
+			return "Expected \"seed=\" and a bigint.";
+		case BLOOM_ERR_TEXT_CAPACITY:
+			return "Expected \"capacity=\" and a non-negative bigint.";
+		case BLOOM_ERR_TEXT_FPR:
+			return "Expected \"fpr=\" and a number in [0, 1), written as the shortest text that reads back to it.";
+		case BLOOM_ERR_TEXT_INSERTED:
+			return "Expected \"inserted=\" and a number from 0 to 9223372036854775807.";
+		case BLOOM_ERR_TEXT_BITS:
+			return "Expected \"bits=\" and base64 as the last field.";
+		case BLOOM_ERR_TEXT_BITS_LENGTH:
+			return "The number of base64 characters after \"bits=\" does not match nbits.";
+		case BLOOM_ERR_TEXT_BASE64:
+			return "The bits are not valid padded base64.";
 	}
 	return "unknown error";
 }
@@ -144,16 +174,54 @@ record_has_other(uint32_t detail)
 }
 
 /*
+ * The element family, flags and family detail of section 1 of
+ * docs/FORMAT.md: the family is known, the detail agrees with it (record:
+ * valid field nibbles; other: a type OID; otherwise 0), and the
+ * non-portable flag is set exactly when hashes depend on PostgreSQL.
+ */
+BloomError
+bloom_family_check(unsigned family, unsigned flags, uint32_t detail)
+{
+	bool		nonportable;
+
+	if (family > BF_FAMILY_MAX)
+		return BLOOM_ERR_FAMILY;
+	switch (family)
+	{
+		case BF_FAMILY_RECORD:
+			if (!record_detail_valid(detail))
+				return BLOOM_ERR_DETAIL;
+			nonportable = record_has_other(detail);
+			break;
+		case BF_FAMILY_OTHER:
+			if (detail == 0)
+				return BLOOM_ERR_DETAIL;
+			nonportable = true;
+			break;
+		default:
+			if (detail != 0)
+				return BLOOM_ERR_DETAIL;
+			nonportable = false;
+			break;
+	}
+	if ((flags & ~(unsigned) BLOOM_FLAG_NONPORTABLE) != 0 ||
+		((flags & BLOOM_FLAG_NONPORTABLE) != 0) != nonportable)
+		return BLOOM_ERR_FLAGS;
+	return BLOOM_OK;
+}
+
+/*
  * Decode and check a header against the total length of the value.  Every
  * rule of section 1 of docs/FORMAT.md is checked here, so that nothing
- * downstream can index past the bit array.
+ * downstream can index past the bit array; every input path (bytea cast,
+ * binary recv, text form, aggregate states) validates through here.
  */
 BloomError
 bloom_header_read(const uint8_t *buf, size_t len, BloomHeader *hdr)
 {
 	uint64_t	reserved;
 	uint64_t	fprbits;
-	bool		nonportable;
+	BloomError	err;
 
 	if (len < BLOOM_HEADER_SIZE)
 		return BLOOM_ERR_TOO_SHORT;
@@ -196,29 +264,11 @@ bloom_header_read(const uint8_t *buf, size_t len, BloomHeader *hdr)
 		return BLOOM_ERR_FPR;
 	if (hdr->family == BF_FAMILY_NONE && hdr->inserted != 0)
 		return BLOOM_ERR_EMPTY_INSERTED;
-
-	switch (hdr->family)
-	{
-		case BF_FAMILY_RECORD:
-			if (!record_detail_valid(hdr->detail))
-				return BLOOM_ERR_DETAIL;
-			nonportable = record_has_other(hdr->detail);
-			break;
-		case BF_FAMILY_OTHER:
-			if (hdr->detail == 0)
-				return BLOOM_ERR_DETAIL;
-			nonportable = true;
-			break;
-		default:
-			if (hdr->detail != 0)
-				return BLOOM_ERR_DETAIL;
-			nonportable = false;
-			break;
-	}
-	if ((hdr->flags & ~BLOOM_FLAG_NONPORTABLE) != 0 ||
-		((hdr->flags & BLOOM_FLAG_NONPORTABLE) != 0) != nonportable)
-		return BLOOM_ERR_FLAGS;
-	return BLOOM_OK;
+	/* adds count one by one and estimates stay far below: only forgeries */
+	if (hdr->inserted > BLOOM_MAX_INSERTED)
+		return BLOOM_ERR_INSERTED;
+	err = bloom_family_check(hdr->family, hdr->flags, hdr->detail);
+	return err;
 }
 
 void

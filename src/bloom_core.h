@@ -30,6 +30,11 @@
 #define BLOOM_MAX_HASHES	64
 /* 2^23 blocks = 2^32 bits = 512 MiB: the text form still fits in 1 GB */
 #define BLOOM_MAX_BLOCKS	((uint64_t) 1 << 23)
+/* "inserted" is a bigint in SQL (bf_info): larger counts are invalid */
+#define BLOOM_MAX_INSERTED	((uint64_t) INT64_MAX)
+/* one more value added: the count stops at the largest valid one */
+#define BLOOM_COUNT_INSERT(hdr) \
+	((hdr)->inserted += ((hdr)->inserted < BLOOM_MAX_INSERTED))
 
 #define BLOOM_FLAG_NONPORTABLE 0x01
 
@@ -90,7 +95,23 @@ typedef enum BloomError
 	BLOOM_ERR_CAPACITY,
 	BLOOM_ERR_FPR,
 	BLOOM_ERR_EMPTY_INSERTED,
-	BLOOM_ERR_DETAIL
+	BLOOM_ERR_DETAIL,
+	BLOOM_ERR_INSERTED,
+	/* the text form (bloom_text.h) */
+	BLOOM_ERR_TEXT_PREFIX,
+	BLOOM_ERR_TEXT_LAYOUT,
+	BLOOM_ERR_TEXT_HASH,
+	BLOOM_ERR_TEXT_FAMILY,
+	BLOOM_ERR_TEXT_TYPE,
+	BLOOM_ERR_TEXT_NHASHES,
+	BLOOM_ERR_TEXT_NBITS,
+	BLOOM_ERR_TEXT_SEED,
+	BLOOM_ERR_TEXT_CAPACITY,
+	BLOOM_ERR_TEXT_FPR,
+	BLOOM_ERR_TEXT_INSERTED,
+	BLOOM_ERR_TEXT_BITS,
+	BLOOM_ERR_TEXT_BITS_LENGTH,
+	BLOOM_ERR_TEXT_BASE64
 } BloomError;
 
 extern const char *bloom_error_message(BloomError err);
@@ -112,6 +133,8 @@ bloom_store_u64(uint8_t *p, uint64_t v)
 }
 
 /* header access */
+extern BloomError bloom_family_check(unsigned family, unsigned flags,
+									 uint32_t detail);
 extern BloomError bloom_header_read(const uint8_t *buf, size_t len, BloomHeader *hdr);
 extern void bloom_header_write(uint8_t *buf, const BloomHeader *hdr);
 extern void bloom_header_init(BloomHeader *hdr, uint64_t nblocks, int nhashes,

@@ -59,6 +59,7 @@ typedef struct BfTypeInfo
 
 /* bf_hash.c */
 extern int	bf_family_of_type(Oid base);
+extern bool bf_other_type_ok(Oid typid);
 extern void bf_typeinfo_init(BfTypeInfo *ti, Oid typid, Oid collation,
 							 MemoryContext mcxt);
 extern uint64 bf_hash_datum(BfTypeInfo *ti, Datum value, int64 seed);
@@ -80,6 +81,7 @@ typedef struct BfTypeCache
 } BfTypeCache;
 
 /* bf_funcs.c */
+extern void _PG_init(void);
 extern BfTypeInfo *bf_typecache_lookup(BfTypeCache *tc, FunctionCallInfo fcinfo,
 									   int argno, bool element);
 extern void bf_read_header(struct varlena *vl, BloomHeader *hdr);
@@ -119,5 +121,8 @@ extern void bf_combine(BloomHeader *dst, uint8 *dstbits,
 					   const BloomHeader *src, const uint8 *srcbits,
 					   bool intersect);
 extern void bf_finish_combined(BloomHeader *hdr, uint8 *payload, bool intersect);
+
+/* bf_agg.c */
+extern void bf_agg_define_gucs(void);
 
 #endif							/* BLOOMFILTER_H */

@@ -5,8 +5,8 @@
 #
 # The PostgreSQL version is BF_PG_VERSION if set, else the newest server
 # installed, else the one Debian's "postgresql" package depends on (15 on
-# bookworm, 17 on trixie, 18 on sid).  BF_DEPS_CLIENTS=0 leaves out what
-# only the client libraries' suites need.  BF_NESTED=1 (set inside the Debian
+# bookworm, 17 on trixie, 18 on sid).  BF_DEPS_MATRIX=1 installs only what
+# the version matrix's suites need.  BF_NESTED=1 (set inside the Debian
 # roots of the version matrix and the fresh-machine check) leaves out what
 # only the outer run needs to make those roots and the Debian package.
 set -euo pipefail
@@ -30,9 +30,12 @@ fi
 PKGS="postgresql-$v postgresql-common postgresql-server-dev-$v libxxhash-dev make gcc libc6-dev"
 # tests: the reference reader, the released 1.0 for the upgrade test
 PKGS="$PKGS python3 python3-xxhash git"
-# the client libraries' suites (not in the version matrix, where
-# BF_DEPS_CLIENTS=0): node and npm from wherever this machine has them
-if [ "${BF_DEPS_CLIENTS:-1}" = 1 ]; then
+# the suites the version matrix does not run (BF_DEPS_MATRIX=1 there): the
+# malformed-input suite (psycopg 3), the client libraries' (node and npm
+# from wherever this machine has them) and, below, the fuzz suite's clang
+full="$([ "${BF_DEPS_MATRIX:-0}" = 1 ] && echo 0 || echo 1)"
+if [ "$full" = 1 ]; then
+	PKGS="$PKGS python3-psycopg"
 	command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"
 fi
 # the outer run: Debian roots (version matrix, fresh machine), the package
@@ -49,4 +52,19 @@ if [ -n "$missing" ]; then
 	echo "installing (PostgreSQL $v):$missing"
 	apt_update
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# the fuzz suite: clang with its fuzzer and sanitizer runtime, which Debian
+# ships as libclang-rt-N-dev for its default clang-N (without them the suite
+# replays the corpus with random mutations under gcc's sanitizers)
+[ "$full" = 1 ] || exit 0
+if ! command -v clang >/dev/null; then
+	apt_update
+	apt-get install -y -qq --no-install-recommends clang >/dev/null
+fi
+cv="$(clang --version | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -1)"
+if [ -n "$cv" ] && ! dpkg-query -W -f='${Status}' "libclang-rt-$cv-dev" 2>/dev/null | grep -q "ok installed"; then
+	apt_update
+	apt-get install -y -qq --no-install-recommends "libclang-rt-$cv-dev" >/dev/null ||
+		echo "install-deps: no libclang-rt-$cv-dev, the fuzz suite will replay its corpus" >&2
 fi

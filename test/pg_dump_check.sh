@@ -1,8 +1,10 @@
 #!/bin/bash
 # pg_dump / pg_restore of a database holding bloomfilter values: every
-# filter must come back with the same bytes and the same answers, including
-# enum filters (hashed by label, so new enum OIDs do not matter) and a
-# non-portable filter (its text form names the type).  Runs inside
+# filter must come back with the same text form (the same bytes, but for the
+# type OID of a non-portable filter) and the same answers, including enum
+# filters (hashed by label, so new enum OIDs do not matter) and non-portable
+# filters (the text form names the type), and a filter whose type was
+# dropped must make pg_dump fail rather than write a dump that cannot load.  Runs inside
 # pg_virtualenv (libpq environment set); prints "pg_dump: N passed, M failed".
 set -uo pipefail
 src=bf_dump_src
@@ -21,6 +23,8 @@ psql_q -d $src <<'SQL' || exit 1
 CREATE EXTENSION bloomfilter;
 -- an enum created after other types, so that its OIDs differ after restore
 CREATE TYPE colour AS ENUM ('red', 'green', 'blue');
+CREATE SCHEMA "odd schema";
+CREATE TYPE "odd schema"."span (days)" AS RANGE (subtype = int4);
 CREATE TABLE filters (id int PRIMARY KEY, f bloomfilter);
 INSERT INTO filters VALUES
 	(1, bf_add_all(bf_create(1000), ARRAY(SELECT generate_series(1, 500)))),
@@ -29,16 +33,24 @@ INSERT INTO filters VALUES
 	(4, bf_add(bf_create(100), '10.1.2.3'::inet)),
 	(5, bf_add(bf_create(100), ROW(7, 'sports'::text))),
 	(6, bf_create_sized(4096, 3)),
-	(7, bf_add_all(bf_create(300000), ARRAY(SELECT generate_series(1, 200000))));  -- TOASTed
+	(7, bf_add_all(bf_create(300000), ARRAY(SELECT generate_series(1, 200000)))),  -- TOASTed
+	-- non-portable types whose printed names have spaces, brackets, quotes
+	(8, bf_add(bf_create(100), '10:30'::time)),
+	(9, bf_add(bf_create(100), '10:30+02'::timetz)),
+	(10, bf_add(bf_create(100), ARRAY[1.5, 2.5]::float8[])),
+	(11, bf_add(bf_create(100), ARRAY['a', 'b']::varchar[])),
+	(12, bf_add(bf_create(100), ARRAY['ab']::char(2)[])),
+	(13, bf_add(bf_create(100), '[1,5)'::"odd schema"."span (days)")),
+	(14, bf_add(bf_create(100), ROW(1, '10:30'::time)));
 SQL
-psql_q -d $src -c "SELECT id, md5(f::bytea) FROM filters ORDER BY id" > $dump.before
+psql_q -d $src -c "SELECT id, md5(f::text) FROM filters ORDER BY id" > $dump.before
 pg_dump -Fc -f $dump $src || exit 1
 # shift OIDs: objects created in the target before the restore
 psql_q -d $dst -c "CREATE TYPE unrelated AS ENUM ('x', 'y', 'z'); DROP TYPE unrelated;" >/dev/null
 pg_restore -d $dst $dump || { echo "FAIL pg_restore"; failed=$((failed + 1)); }
-psql_q -d $dst -c "SELECT id, md5(f::bytea) FROM filters ORDER BY id" > $dump.after
+psql_q -d $dst -c "SELECT id, md5(f::text) FROM filters ORDER BY id" > $dump.after
 
-check "same rows" "$(wc -l < $dump.after)" "7"
+check "same rows" "$(wc -l < $dump.after)" "14"
 while read -r line; do
 	id=${line%%|*}
 	check "bytes of filter $id" "$(grep "^$id|" $dump.after)" "$line"
@@ -49,6 +61,29 @@ check "enum by label" "$(psql_q -d $dst -c "SELECT bf_contains(f, 'red'::colour)
 check "non-portable inet" "$(psql_q -d $dst -c "SELECT bf_contains(f, '10.1.2.3'::inet) FROM filters WHERE id = 4")" "t"
 check "record" "$(psql_q -d $dst -c "SELECT bf_contains(f, ROW(7, 'sports'::text)) FROM filters WHERE id = 5")" "t"
 check "toasted" "$(psql_q -d $dst -c "SELECT count(*) FROM generate_series(1, 200000) g WHERE bf_contains((SELECT f FROM filters WHERE id = 7), g)")" "200000"
+check "time" "$(psql_q -d $dst -c "SELECT bf_contains(f, '10:30'::time) FROM filters WHERE id = 8")" "t"
+check "timetz" "$(psql_q -d $dst -c "SELECT bf_contains(f, '10:30+02'::timetz) FROM filters WHERE id = 9")" "t"
+check "float8[]" "$(psql_q -d $dst -c "SELECT bf_contains(f, ARRAY[1.5, 2.5]::float8[]) FROM filters WHERE id = 10")" "t"
+check "varchar[]" "$(psql_q -d $dst -c "SELECT bf_contains(f, ARRAY['a', 'b']::varchar[]) FROM filters WHERE id = 11")" "t"
+check "bpchar[]" "$(psql_q -d $dst -c "SELECT bf_contains(f, ARRAY['ab']::bpchar[]) FROM filters WHERE id = 12")" "t"
+check "odd type name" "$(psql_q -d $dst -c "SELECT bf_contains(f, '[1,5)'::\"odd schema\".\"span (days)\") FROM filters WHERE id = 13")" "t"
+check "record with a non-portable field" "$(psql_q -d $dst -c "SELECT bf_contains(f, ROW(1, '10:30'::time)) FROM filters WHERE id = 14")" "t"
+
+# a filter of a dropped non-portable type has no text form that could be
+# read back: pg_dump must fail with a clear error, not write a dump that
+# cannot be restored (and lose the portable filters next to it)
+dropdb $src
+createdb $src || exit 1
+psql_q -d $src <<'SQL' || exit 1
+CREATE EXTENSION bloomfilter;
+CREATE TYPE doomed AS RANGE (subtype = int8);
+CREATE TABLE filters (id int PRIMARY KEY, f bloomfilter);
+INSERT INTO filters VALUES (1, bf_add(bf_create(10), 1)), (2, bf_add(bf_create(10), '[1,2)'::doomed));
+DROP TYPE doomed;
+SQL
+out=$(pg_dump -Fc -f $dump $src 2>&1)
+check "pg_dump refuses a dropped type" "$?" "1"
+check "with a clear error" "$(echo "$out" | grep -c 'cannot output a bloomfilter whose element type no longer exists')" "1"
 
 dropdb $src; dropdb $dst
 rm -f $dump $dump.before $dump.after

@@ -1,10 +1,12 @@
 /*
  * test_core.c
  *	  Unit tests of the PostgreSQL-free core (src/bloom_core.c): header
- *	  encoding and validation, hashing vectors, add/test, sizing, base64.
+ *	  encoding and validation, hashing vectors, add/test, sizing, base64,
+ *	  and the text form (bloom_text.c).
  *	  Built and run by "make unitcheck"; prints "unit: N passed, M failed".
  */
 #include "bloom_core.h"
+#include "bloom_text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -196,6 +198,246 @@ test_base64(void)
 	CHECK(!bloom_base64_decode("Zm=vYg==", 8, dec, 4));	/* padding inside */
 }
 
+/* a resolver for the tests: "pg_catalog.inet" is type 869, nothing else */
+static bool
+test_resolver(void *arg, const char *name, size_t len, uint32_t *oid)
+{
+	(void) arg;
+	if (len == 15 && memcmp(name, "pg_catalog.inet", 15) == 0)
+	{
+		*oid = 869;
+		return true;
+	}
+	return false;
+}
+
+/* the full text of a filter, as the server prints it */
+static char *
+text_of(const uint8_t *buf, size_t len, const char *typname)
+{
+	BloomHeader hdr;
+	size_t		head,
+				b64;
+	char	   *out;
+
+	if (bloom_header_read(buf, len, &hdr) != BLOOM_OK)
+		return NULL;
+	head = bloom_text_format_head(&hdr, typname, NULL, 0);
+	b64 = bloom_base64_encoded_len(len - BLOOM_HEADER_SIZE);
+	out = malloc(head + b64 + 1);
+	CHECK(bloom_text_format_head(&hdr, typname, out, head + 1) == head);
+	bloom_base64_encode(buf + BLOOM_HEADER_SIZE, len - BLOOM_HEADER_SIZE, out + head);
+	out[head + b64] = '\0';
+	return out;
+}
+
+/* parse and decode a text; the error, and the bytes in *out on success */
+static BloomError
+read_text(const char *s, uint8_t **out, size_t *outlen)
+{
+	BloomText	t;
+	BloomError	err = bloom_text_parse(s, strlen(s), test_resolver, NULL, &t);
+
+	*out = NULL;
+	if (err != BLOOM_OK)
+		return err;
+	*outlen = bloom_total_size(t.hdr.nblocks);
+	*out = malloc(*outlen);
+	err = bloom_text_decode(&t, *out, *outlen);
+	if (err != BLOOM_OK)
+	{
+		free(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
+/* replace the first "from" in s by "to"; a new string */
+static char *
+edit(const char *s, const char *from, const char *to)
+{
+	const char *p = strstr(s, from);
+	char	   *r;
+
+	if (p == NULL)
+		return NULL;
+	r = malloc(strlen(s) + strlen(to) + 1);
+	memcpy(r, s, p - s);
+	strcpy(r + (p - s), to);
+	strcat(r, p + strlen(from));
+	return r;
+}
+
+static void
+test_fpr_format(void)
+{
+	static const struct
+	{
+		double		x;
+		const char *s;
+	}			v[] = {
+		{0.01, "0.01"}, {1e-5, "1e-05"}, {0.30000000000000004, "0.30000000000000004"},
+		{0.0, "0"}, {-0.0, "-0"}, {5e-324, "5e-324"}, {1e-4, "0.0001"},
+		{1.5e-5, "1.5e-05"}, {2.2250738585072014e-308, "2.2250738585072014e-308"},
+		{0.1, "0.1"}, {0.5, "0.5"}, {0.00012, "0.00012"}, {123.5, "123.5"},
+		{1e15, "1e+15"}, {1e14, "100000000000000"}, {1e-100, "1e-100"},
+		/* 2^-44: the interval below a power of two is half as wide */
+		{5.684341886080802e-14, "5.684341886080802e-14"},
+	};
+	char		buf[BLOOM_FPR_BUFLEN];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+	{
+		bloom_fpr_format(v[i].x, buf);
+		CHECK(strcmp(buf, v[i].s) == 0);
+		if (strcmp(buf, v[i].s) != 0)
+			printf("  fpr %.17g printed %s, want %s\n", v[i].x, buf, v[i].s);
+	}
+}
+
+static void
+test_text(void)
+{
+	size_t		len,
+				len2;
+	uint8_t    *buf = new_filter(2, 5, -7, &len);
+	uint8_t    *back;
+	char	   *text,
+			   *bad;
+	BloomHeader hdr;
+	static const char *const noncanonical[][2] = {
+		{"inserted=3 ", "inserted=03 "}, {"nhashes=5 ", "nhashes=05 "},
+		{"nbits=1024 ", "nbits=01024 "}, {"seed=-7 ", "seed=-07 "},
+		{"seed=-7 ", "seed=+7 "}, {"capacity=1000 ", "capacity=1000.0 "},
+		{"fpr=0.01 ", "fpr=0.010 "}, {"fpr=0.01 ", "fpr=1e-02 "},
+		{"fpr=0.01 ", "fpr=.01 "}, {"fpr=0.01 ", "fpr=1E-2 "},
+		{"fpr=0.01 ", "fpr=0.01000000000000000021 "}, {"fpr=0.01 ", "fpr=0x1p-7 "},
+		{"fpr=0.01 ", "fpr=inf "}, {"fpr=0.01 ", "fpr=-0.01 "}, {"fpr=0.01 ", "fpr=1 "},
+		{"fpr=0.01 ", "fpr=1e-400 "}, {"fpr=0.01 ", "fpr= "},
+		{"family=integer ", "family=integer() "}, {"family=integer ", "family=INTEGER "},
+		{"family=integer ", "family=record(integer,) "},
+		{"family=integer ", "family=record(,integer) "},
+		{"family=integer ", "family=record() "},
+		{"family=integer ", "family=record(integer,record) "},
+		{"family=integer ", "family=record(none) "},
+		{"family=integer ", "family=record(integer,text,integer,text,integer,text,integer,text,integer) "},
+		{"family=integer ", "family=other(inet) "},
+		{"family=integer ", "family=other() "},
+		{"family=integer ", "family=other(pg_catalog.inet "},
+		{"family=integer ", "family=other(pg_catalog.inet)x "},
+		{"layout=blocked ", "layout=blocked  "}, {"bits=", "bits= "},
+		{"inserted=3 ", "inserted=9223372036854775808 "},
+		{"inserted=3 ", "inserted=18446744073709551616 "},
+		{"bloomfilter:1 ", "bloomfilter:1  "}, {"bloomfilter:1 ", "Bloomfilter:1 "},
+	};
+
+	/* a filter with every field away from its default reads back */
+	bloom_header_read(buf, len, &hdr);
+	hdr.family = BF_FAMILY_INTEGER;
+	hdr.inserted = 3;
+	hdr.capacity = 1000;
+	hdr.fpr = 0.01;
+	bloom_header_write(buf, &hdr);
+	for (size_t i = BLOOM_HEADER_SIZE; i < len; i += 5)
+		buf[i] = (uint8_t) (i * 37);
+	text = text_of(buf, len, NULL);
+	CHECK(strncmp(text, "bloomfilter:1 layout=blocked hash=xxh3_64 family=integer nhashes=5 nbits=1024 seed=-7 capacity=1000 fpr=0.01 inserted=3 bits=", 119) == 0);
+	CHECK(read_text(text, &back, &len2) == BLOOM_OK && len2 == len &&
+		  memcmp(back, buf, len) == 0);
+	free(back);
+	/* every non-canonical spelling of the same value is refused */
+	for (size_t i = 0; i < sizeof(noncanonical) / sizeof(noncanonical[0]); i++)
+	{
+		bad = edit(text, noncanonical[i][0], noncanonical[i][1]);
+		CHECK(bad != NULL && read_text(bad, &back, &len2) != BLOOM_OK);
+		if (back)
+			printf("  accepted: %s -> %s\n", noncanonical[i][0], noncanonical[i][1]);
+		free(back);
+		free(bad);
+	}
+	/* a trailing space, a truncated text, a stray NUL */
+	bad = malloc(strlen(text) + 2);
+	strcpy(bad, text);
+	strcat(bad, " ");
+	CHECK(read_text(bad, &back, &len2) == BLOOM_ERR_TEXT_BITS_LENGTH);
+	for (size_t cut = 0; cut < strlen(text); cut += 7)
+	{
+		BloomText	t;
+
+		CHECK(bloom_text_parse(text, cut, test_resolver, NULL, &t) != BLOOM_OK);
+	}
+	{
+		BloomText	t;
+
+		strcpy(bad, text);
+		bad[60] = '\0';
+		CHECK(bloom_text_parse(bad, strlen(text), test_resolver, NULL, &t) != BLOOM_OK);
+	}
+	free(bad);
+
+	/* counts that a bigint cannot show are invalid */
+	hdr.inserted = UINT64_C(1) << 63;
+	bloom_header_write(buf, &hdr);
+	CHECK(bloom_header_read(buf, len, &hdr) == BLOOM_ERR_INSERTED);
+	hdr.inserted = 3;
+
+	/* records and non-portable filters */
+	hdr.family = BF_FAMILY_RECORD;
+	hdr.detail = 0xD41;			/* (integer, text, other) */
+	hdr.flags = BLOOM_FLAG_NONPORTABLE;
+	bloom_header_write(buf, &hdr);
+	free(text);
+	text = text_of(buf, len, NULL);
+	CHECK(strstr(text, " family=record(integer,text,other) nhashes=") != NULL);
+	CHECK(read_text(text, &back, &len2) == BLOOM_OK && memcmp(back, buf, len) == 0);
+	free(back);
+	hdr.family = BF_FAMILY_OTHER;
+	hdr.detail = 869;
+	bloom_header_write(buf, &hdr);
+	free(text);
+	text = text_of(buf, len, "pg_catalog.inet");
+	CHECK(strstr(text, " family=other(pg_catalog.inet) nhashes=") != NULL);
+	CHECK(read_text(text, &back, &len2) == BLOOM_OK && memcmp(back, buf, len) == 0);
+	free(back);
+	bad = edit(text, "pg_catalog.inet", "pg_catalog.cidr");
+	CHECK(read_text(bad, &back, &len2) == BLOOM_ERR_TEXT_TYPE);
+	free(bad);
+	/* without a resolver no non-portable filter reads */
+	{
+		BloomText	t;
+
+		CHECK(bloom_text_parse(text, strlen(text), NULL, NULL, &t) == BLOOM_ERR_TEXT_TYPE);
+	}
+	free(text);
+	free(buf);
+}
+
+static void
+test_type_names(void)
+{
+	BloomTypeName tn;
+
+	CHECK(bloom_type_name_parse("pg_catalog.inet", 15, &tn) &&
+		  strcmp(tn.schema, "pg_catalog") == 0 && strcmp(tn.name, "inet") == 0 && !tn.array);
+	CHECK(bloom_type_name_parse("time without time zone[]", 24, &tn) &&
+		  strcmp(tn.schema, "pg_catalog") == 0 && strcmp(tn.name, "time") == 0 && tn.array);
+	CHECK(bloom_type_name_parse("character[]", 11, &tn) && strcmp(tn.name, "bpchar") == 0);
+	CHECK(bloom_type_name_parse("\"odd schema\".\"a \"\"b\"\" (c)\"[]", 28, &tn) &&
+		  strcmp(tn.schema, "odd schema") == 0 && strcmp(tn.name, "a \"b\" (c)") == 0 && tn.array);
+	CHECK(bloom_type_name_parse("s.t_1", 5, &tn) && strcmp(tn.name, "t_1") == 0);
+	CHECK(!bloom_type_name_parse("inet", 4, &tn));	/* never printed unqualified */
+	CHECK(!bloom_type_name_parse("S.t", 3, &tn));	/* would need quotes */
+	CHECK(!bloom_type_name_parse("s.1t", 4, &tn));
+	CHECK(!bloom_type_name_parse("s.t[][]", 7, &tn));
+	CHECK(!bloom_type_name_parse("s.t(3)", 6, &tn));
+	CHECK(!bloom_type_name_parse("s.\"\"", 4, &tn));	/* empty identifier */
+	CHECK(!bloom_type_name_parse("s.\"t", 4, &tn));	/* unterminated */
+	CHECK(!bloom_type_name_parse("s. t", 4, &tn));
+	CHECK(!bloom_type_name_parse("a.b.c", 5, &tn));
+	CHECK(!bloom_type_name_parse("s.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 66, &tn));
+	CHECK(!bloom_type_name_parse("", 0, &tn));
+}
+
 int
 main(void)
 {
@@ -204,6 +446,9 @@ main(void)
 	test_add_test();
 	test_sizing();
 	test_base64();
+	test_fpr_format();
+	test_text();
+	test_type_names();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

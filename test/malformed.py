@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Malformed bloomfilter values through every input path.
+
+Mutates valid filters of every family (bit flips, byte changes,
+truncation, extension, header fields set to edge values, edits of the
+text form) and feeds them through the bytea cast, text input and binary
+COPY (bloomfilter_recv); every value accepted then goes through every
+function of the type.  Fails on any internal error (SQLSTATE class XX), a
+lost connection (a crash), or an accepted value that does not round-trip
+through text and bytea.
+
+Needs psycopg 3 and the libpq environment of a scratch database
+(test/suites/35-malformed.sh runs it under pg_virtualenv).
+Usage: malformed.py [N]   (N mutants in all, default 20 000)
+"""
+import random
+import struct
+import sys
+
+import psycopg
+
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
+rng = random.Random(20261123)
+
+SEEDS = """
+SELECT f::bytea, f::text FROM (VALUES
+  (bf_create(10)),
+  (bf_add_all(bf_create(50), ARRAY[1, 2, 3])),
+  (bf_add(bf_create(50), 1.5::float8)),
+  (bf_add(bf_create(50), 1.5::numeric)),
+  (bf_add(bf_create(50, 0.001), 'abc'::text)),
+  (bf_add(bf_create(50), '\\x00ff'::bytea)),
+  (bf_add(bf_create(50), '00000000-0000-0000-0000-000000000001'::uuid)),
+  (bf_add(bf_create(50), true)),
+  (bf_add(bf_create(50), '2024-01-01'::date)),
+  (bf_add(bf_create(50), '2024-01-01 00:00'::timestamp)),
+  (bf_add(bf_create(50), '2024-01-01 00:00+00'::timestamptz)),
+  (bf_add(bf_create(50), ROW(1, 'x'::text))),
+  (bf_add(bf_create(50), '10.0.0.1'::inet)),
+  (bf_add(bf_create(50), '12:00'::time)),
+  (bf_add(bf_create(50), ARRAY[1.5]::float8[])),
+  (bf_add(bf_create_sized(512, 3, 7), 42::int8))
+) v(f)
+"""
+
+# Every function of the type, on an accepted value %(f)s (one statement each:
+# an error in one must not hide the others).  Errors of a class other than
+# XX (a family mismatch, say) are answers, not findings.
+CALLS = [
+    "SELECT bf_info(%(f)s::bloomfilter)",
+    "SELECT %(f)s::bloomfilter::text",
+    "SELECT %(f)s::bloomfilter::bytea",
+    "SELECT bf_cardinality(%(f)s::bloomfilter)",
+    "SELECT bf_fpr(%(f)s::bloomfilter)",
+    "SELECT bf_contains(%(f)s::bloomfilter, 1)",
+    "SELECT bf_contains(%(f)s::bloomfilter, 'a'::text)",
+    "SELECT bf_contains(%(f)s::bloomfilter, '10.0.0.1'::inet)",
+    "SELECT bf_contains_all(%(f)s::bloomfilter, ARRAY[1, 2])",
+    "SELECT bf_contains_any(%(f)s::bloomfilter, ARRAY['a', 'b'])",
+    "SELECT bf_add(%(f)s::bloomfilter, 7)",
+    "SELECT bf_add_all(%(f)s::bloomfilter, ARRAY['x', 'y'])",
+    "SELECT bf_clear(%(f)s::bloomfilter)",
+    "SELECT %(f)s::bloomfilter | %(f)s::bloomfilter",
+    "SELECT %(f)s::bloomfilter & %(f)s::bloomfilter",
+    "SELECT %(f)s::bloomfilter = %(f)s::bloomfilter",
+    "SELECT bf_union_agg(f), bf_intersect_agg(f) FROM (VALUES (%(f)s::bloomfilter), (%(f)s::bloomfilter)) v(f)",
+]
+
+stats = {"mutants": 0, "accepted": 0, "statements": 0}
+findings = []
+
+
+def failed(conn, e, where):
+    """An error: a finding if internal (class XX) or if the server is gone."""
+    state = e.sqlstate or ""
+    if conn.closed or conn.broken or not state:
+        findings.append(f"connection lost: {where}")
+        raise SystemExit(report())
+    if state.startswith("XX"):
+        findings.append(f"{state} {e}: {where}")
+
+
+def run(conn, sql, params=(), what=""):
+    """Run one statement; return (ok, rows)."""
+    stats["statements"] += 1
+    try:
+        return True, conn.execute(sql, params).fetchall()
+    except psycopg.errors.Error as e:
+        failed(conn, e, f"({what}) {sql} {params!r:.200}")
+        return False, None
+
+
+def copy_binary(conn, data):
+    """One row through binary COPY, i.e. bloomfilter_recv."""
+    stream = (b"PGCOPY\n\xff\r\n\x00" + struct.pack("!ii", 0, 0)
+              + struct.pack("!hi", 1, len(data)) + data + struct.pack("!h", -1))
+    stats["statements"] += 1
+    try:
+        with conn.cursor().copy("COPY mal (f) FROM STDIN (FORMAT binary)") as cp:
+            cp.write(stream)
+        return True
+    except psycopg.errors.Error as e:
+        failed(conn, e, f"(binary COPY) {data[:64].hex()}")
+        return False
+
+
+def mutate_bytes(b):
+    b = bytearray(b)
+    for _ in range(rng.randint(1, 3)):
+        op = rng.randrange(6)
+        if op == 0 and b:
+            i = rng.randrange(len(b))
+            b[i] ^= 1 << rng.randrange(8)
+        elif op == 1 and b:
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        elif op == 2:
+            del b[rng.randrange(len(b) + 1):]
+        elif op == 3:
+            b += bytes(rng.randrange(256) for _ in range(rng.randint(1, 64)))
+        else:
+            # a header field (64 bytes: see docs/FORMAT.md) set to an edge value
+            off, fmt = rng.choice([(4, "<H"), (6, "<B"), (7, "<B"), (8, "<B"), (9, "<B"),
+                                   (10, "<H"), (12, "<I"), (16, "<q"), (24, "<Q"),
+                                   (32, "<Q"), (40, "<q"), (48, "<d"), (56, "<Q")])
+            size = struct.calcsize(fmt)
+            if fmt == "<d":
+                val = rng.choice([0.0, -0.01, 1.0, 5e-324, 2.2250738585072014e-308,
+                                  float("nan"), float("inf"), 1e-300, 0.5])
+            else:
+                val = rng.choice([0, 1, 2, 255, 2**(8 * size - 1) - 1, 2**(8 * size - 1),
+                                  2**(8 * size) - 1, rng.randrange(2**(8 * size))])
+                if fmt[1].islower() and val >= 2**(8 * size - 1):
+                    val -= 2**(8 * size)
+            if len(b) >= off + size:
+                b[off:off + size] = struct.pack(fmt, val)
+    return bytes(b)
+
+
+TEXT_EDITS = ["00", "0", "-1", "+1", "1e3", "18446744073709551615", "9223372036854775808",
+              "5e-324", "nan", "inf", " ", ",", "(", ")", "=", "other(", "record(integer,)",
+              "integer", "text", "bytea", "none", "time without time zone", "\"", "=="]
+
+
+def mutate_text(t):
+    s = t
+    for _ in range(rng.randint(1, 3)):
+        op = rng.randrange(5)
+        i = rng.randrange(len(s) + 1)
+        if op == 0:
+            s = s[:i] + rng.choice(TEXT_EDITS) + s[i:]
+        elif op == 1 and s:
+            s = s[:i] + s[i + rng.randint(1, 8):]
+        elif op == 2:
+            # a field's value replaced
+            fields = [k for k in ("family=", "nhashes=", "nbits=", "seed=", "capacity=",
+                                  "fpr=", "inserted=", "bits=") if k in s]
+            if fields:
+                k = rng.choice(fields)
+                a = s.index(k) + len(k)
+                e = s.find(" ", a)
+                e = len(s) if e < 0 or k == "bits=" and rng.random() < 0.5 else e
+                s = s[:a] + rng.choice(TEXT_EDITS) + s[e:]
+        elif op == 3:
+            s = s[:i]
+        else:
+            s = s + rng.choice(["A", "AAAA", "=", " x=1", "\x01"])
+    return s.replace("\x00", "")
+
+
+def check_accepted(conn, shown):
+    """Every function on an accepted value; the value round-trips."""
+    stats["accepted"] += 1
+    ok, rows = run(conn, "SELECT %(f)s::bloomfilter::text::bloomfilter::bytea = %(f)s::bloomfilter::bytea,"
+                         " %(f)s::bloomfilter::bytea::bloomfilter::text = %(f)s::bloomfilter::text",
+                   {"f": shown}, "round trip")
+    if ok and rows != [(True, True)]:
+        findings.append(f"no round trip: {shown[:200]!r}")
+    for sql in CALLS:
+        run(conn, sql, {"f": shown}, "function")
+
+
+def report():
+    print(f"malformed: {stats['mutants']} mutants, {stats['accepted']} accepted, "
+          f"{stats['statements']} statements, {len(findings)} findings")
+    for f in findings[:20]:
+        print("  " + f)
+    return 1 if findings else 0
+
+
+def main():
+    conn = psycopg.connect(autocommit=True)
+    conn.execute("SET client_min_messages = warning")
+    conn.execute("CREATE EXTENSION IF NOT EXISTS bloomfilter")
+    conn.execute("DROP TABLE IF EXISTS mal")
+    conn.execute("CREATE TABLE mal (f bloomfilter)")
+    seeds = conn.execute(SEEDS).fetchall()
+    raw = [bytes(r[0]) for r in seeds]
+    txt = [r[1] for r in seeds]
+    for i in range(N):
+        stats["mutants"] += 1
+        if i % 2 == 0:
+            data = mutate_bytes(rng.choice(raw))
+            ok, rows = run(conn, "SELECT %(f)s::bytea::bloomfilter::text", {"f": data}, "bytea cast")
+            via_copy = copy_binary(conn, data)
+            if ok != via_copy:
+                findings.append(f"bytea cast and recv disagree ({ok}, {via_copy}): {data[:64].hex()}")
+            if ok:
+                check_accepted(conn, rows[0][0])
+        else:
+            text = mutate_text(rng.choice(txt))
+            ok, rows = run(conn, "SELECT %(f)s::text::bloomfilter::text", {"f": text}, "text input")
+            if ok:
+                if rows[0][0] != text:
+                    findings.append(f"accepted text is not canonical: {text[:200]!r}")
+                check_accepted(conn, rows[0][0])
+    conn.execute("DROP TABLE mal")
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
