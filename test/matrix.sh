@@ -26,9 +26,9 @@ for suite in ${*:-trixie sid}; do
 		# what test/install-deps.sh asks for now and the cached root lacks,
 		# with network; then the suites without (test/lib/debroot.sh), and
 		# without LLVM bitcode, which only JIT inlining uses (half the build)
-		debroot_run_in "$DEBROOT" "cd /src && bash test/install-deps.sh" BF_NESTED=1 BF_DEPS_CLIENTS=0 &&
+		debroot_run_in "$DEBROOT" "cd /src && bash test/install-deps.sh" BF_NESTED=1 BF_DEPS_MATRIX=1 &&
 			debroot_run_isolated "$DEBROOT" "cd /src && bash test/run-all.sh unit regress crash" \
-				BF_NESTED=1 BF_DEPS_CLIENTS=0 BF_MAKE_ARGS=with_llvm=no
+				BF_NESTED=1 BF_DEPS_MATRIX=1 BF_MAKE_ARGS=with_llvm=no
 		r=$?
 	else
 		r=1

@@ -121,7 +121,7 @@ debroot_prepare() {
 			_debroot_mount_inside "$dir.new" "$suite" || exit 1
 			cp /etc/resolv.conf "$dir.new/etc/resolv.conf" 2>/dev/null
 			cp "$src/test/install-deps.sh" "$dir.new/tmp/install-deps.sh"
-			debroot_run_in "$dir.new" "bash /tmp/install-deps.sh" BF_NESTED=1 BF_DEPS_CLIENTS=0 >&2 ||
+			debroot_run_in "$dir.new" "bash /tmp/install-deps.sh" BF_NESTED=1 BF_DEPS_MATRIX=1 >&2 ||
 				{ _debroot_say "test/install-deps.sh failed in $suite" >&2; exit 1; }
 			debroot_leave
 			rm -f "$dir.new/tmp/install-deps.sh"
