@@ -17,7 +17,8 @@ OBJS_VALUE = src/bloom_core.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
 OBJS_WINDOW =
 
 # the index access method and the functions reading an index
-OBJS_INDEX = src/bf_am.o src/bf_index.o
+OBJS_INDEX = src/bf_am.o src/bf_meta.o src/bf_build.o src/bf_insert.o \
+	src/bf_scan.o src/bf_vacuum.o src/bf_index.o
 
 # tracked filters: registry, management, lookups, triggers, DDL upkeep
 OBJS_TRACK = src/bf_track.o src/bf_trigger.o

@@ -2,8 +2,10 @@
  *
  * bf_am.h
  *	  The bloomfilter index access method: on-disk layout (metapage and
- *	  data pages) and the functions shared by the access method (bf_am.c)
- *	  and the SQL-callable index functions (bf_index.c).
+ *	  data pages) and the functions shared by its files: bf_am.c (handler,
+ *	  reloptions, operator classes), bf_meta.c (metapage and cached state),
+ *	  bf_build.c, bf_insert.c, bf_scan.c, bf_vacuum.c, and the SQL-callable
+ *	  index functions (bf_index.c).
  *
  * Block 0 is the metapage.  Blocks 1.. are data pages, each holding
  * BF_BLOCKS_PER_PAGE whole 512-bit filter blocks from byte
@@ -19,6 +21,10 @@
 
 #include "bloomfilter.h"
 
+#include "access/amapi.h"
+#include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
+#include "nodes/tidbitmap.h"
 #include "storage/buf.h"
 #include "storage/bufpage.h"
 #include "utils/rel.h"
@@ -66,14 +72,67 @@ typedef struct BfOptions
 	double		fpr;
 } BfOptions;
 
-/* bf_am.c */
-extern void bf_index_state(Relation index, BfIndexState *st);
+/* locate the filter block of hash h: its data page and the byte offset on it */
+static inline void
+bf_locate(uint64 h, const BfIndexMeta *meta, BlockNumber *blkno, Size *offset)
+{
+	uint64		b = bloom_block_of(h, meta->nblocks);
+
+	*blkno = (BlockNumber) (1 + b / BF_BLOCKS_PER_PAGE);
+	*offset = BF_PAGE_BITS_OFFSET + (Size) (b % BF_BLOCKS_PER_PAGE) * BLOOM_BLOCK_BYTES;
+}
+
+/* number of data pages of a filter of nblocks blocks */
+static inline uint64
+bf_data_pages(const BfIndexMeta *meta)
+{
+	return bloom_paged_npages(meta->nblocks, BF_BLOCKS_PER_PAGE);
+}
+
+/* bf_am.c: handler, reloptions, operator classes */
+extern bool bf_is_bloomfilter_index(Relation index);
+
+/* bf_meta.c: key columns, metapage, cached state, page images, probes */
+extern int	bf_key_columns(Relation index, BfTypeInfo *cols, MemoryContext mcxt);
+extern void bf_key_family(BfIndexMeta *meta, BfTypeInfo *cols, int ncols);
 extern uint64 bf_index_hash_key(BfIndexState *st, Datum *values, bool *isnull,
 								bool *skip);
+extern void bf_index_state(Relation index, BfIndexState *st);
 extern void bf_index_meta(Relation index, BfIndexMeta *meta);
+extern void bf_fill_metapage(Page page, const BfIndexMeta *meta);
+extern void bf_fill_datapage(Page page, const uint8 *blocks, uint64 nblocks);
 extern bool bf_index_test_hash(Relation index, const BfIndexMeta *meta, uint64 h,
 							   Buffer *recent);
-extern bool bf_is_bloomfilter_index(Relation index);
+
+/* bf_build.c */
+extern IndexBuildResult *bfbuild(Relation heap, Relation index,
+								 IndexInfo *indexInfo);
+extern void bfbuildempty(Relation index);
+
+/* bf_insert.c */
+extern bool bfinsert(Relation index, Datum *values, bool *isnull,
+					 ItemPointer ht_ctid, Relation heapRel,
+					 IndexUniqueCheck checkUnique, bool indexUnchanged,
+					 IndexInfo *indexInfo);
+
+/* bf_scan.c */
+extern void bfcostestimate(PlannerInfo *root, IndexPath *path,
+						   double loop_count, Cost *indexStartupCost,
+						   Cost *indexTotalCost, Selectivity *indexSelectivity,
+						   double *indexCorrelation, double *indexPages);
+extern IndexScanDesc bfbeginscan(Relation index, int nkeys, int norderbys);
+extern void bfrescan(IndexScanDesc scan, ScanKey keys, int nkeys,
+					 ScanKey orderbys, int norderbys);
+extern void bfendscan(IndexScanDesc scan);
+extern int64 bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+
+/* bf_vacuum.c */
+extern IndexBulkDeleteResult *bfbulkdelete(IndexVacuumInfo *info,
+										   IndexBulkDeleteResult *stats,
+										   IndexBulkDeleteCallback callback,
+										   void *callback_state);
+extern IndexBulkDeleteResult *bfvacuumcleanup(IndexVacuumInfo *info,
+											  IndexBulkDeleteResult *stats);
 
 /* bf_index.c: for bf_might_contain (tracked filters served by an index) */
 extern void bf_index_check_access(Relation index);
