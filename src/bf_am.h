@@ -134,9 +134,15 @@ extern IndexBulkDeleteResult *bfbulkdelete(IndexVacuumInfo *info,
 extern IndexBulkDeleteResult *bfvacuumcleanup(IndexVacuumInfo *info,
 											  IndexBulkDeleteResult *stats);
 
-/* bf_index.c: for bf_might_contain (tracked filters served by an index) */
+/* bf_access.c: who may read an index */
+extern bool bf_index_readable(Relation index, Oid userid, Oid relid,
+							  AttrNumber *badcol);
 extern void bf_index_check_access(Relation index);
 extern void bf_index_check_access_oid(Oid indexoid);
+
+/* bf_index.c: the lookups, also for bf_might_contain (tracked filters) */
+extern Relation bf_index_open(Oid indexoid, bool allow_partitioned,
+							  const char *what);
 extern bool bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value);
 
 #endif							/* BF_AM_H */

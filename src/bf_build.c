@@ -174,6 +174,7 @@ bfbuildempty(Relation index)
 	npages = bloom_paged_npages(meta.nblocks, BF_BLOCKS_PER_PAGE);
 	for (uint64 p = 0; p <= npages; p++)
 	{
+		CHECK_FOR_INTERRUPTS();
 		buf = bf_extend_relation(index, INIT_FORKNUM);
 		START_CRIT_SECTION();
 		if (p == 0)

@@ -6,13 +6,15 @@
  *	  point bf_index_might_contain() for callers that probe an index
  *	  directly (tracked filters served by an index).
  *
- * They require SELECT on every column the index reads (key columns and
- * the columns of its expressions and predicate): the filter reveals which
- * keys are present.
+ * They require SELECT on every column the index reads (bf_access.c): the
+ * filter reveals which keys are present.  Only a complete index answers
+ * (valid, ready and live), and only for a table whose rows live in its
+ * own heap (bf_relcheck.c): anything else could give false negatives.
  *
  *-------------------------------------------------------------------------
  */
 #include "bf_am.h"
+#include "bf_relcheck.h"
 
 #include <math.h>
 
@@ -20,6 +22,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "catalog/index.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
 #include "catalog/pg_inherits.h"
@@ -35,12 +38,43 @@
 #include "utils/rel.h"
 
 /*
- * Open a bloomfilter index, locking its table first (the usual order) and
- * then the index, both AccessShareLock until the end of the transaction.
- * Partitioned indexes are accepted when allow_partitioned.
+ * Only an index that holds every key of its table may answer "absent": a
+ * valid, ready, live one.  An index left by a failed or cancelled CREATE
+ * INDEX CONCURRENTLY (or one still being built) may lack keys.
  */
-static Relation
-bf_index_open(Oid indexoid, bool allow_partitioned)
+static void
+bf_check_complete(Relation index)
+{
+	Form_pg_index ix = index->rd_index;
+
+	if (ix->indisvalid && ix->indisready && ix->indislive)
+		return;
+	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("bloomfilter index \"%s\" is not valid",
+						RelationGetRelationName(index)),
+				 errdetail("Some partition has no valid index attached to it, so the filters may lack keys."),
+				 errhint("Create or REINDEX the index of each partition and attach it with ALTER INDEX ... ATTACH PARTITION.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("bloomfilter index \"%s\" is not valid",
+					RelationGetRelationName(index)),
+			 errdetail("It is still being built, or was left by a failed or cancelled CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY, so it may lack keys."),
+			 errhint("Rebuild it with REINDEX INDEX %s.",
+					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(index)),
+												RelationGetRelationName(index)))));
+}
+
+/*
+ * Open a bloomfilter index that may answer lookups, locking its table
+ * first (the usual order) and then the index, both AccessShareLock until
+ * the end of the transaction.  Partitioned indexes are accepted when
+ * allow_partitioned.  Refused: indexes that may lack keys, and tables
+ * whose rows are not in their own heap (what names the caller).
+ */
+Relation
+bf_index_open(Oid indexoid, bool allow_partitioned, const char *what)
 {
 	Oid			heapoid = IndexGetRelation(indexoid, true);
 	Relation	index;
@@ -78,69 +112,9 @@ bf_index_open(Oid indexoid, bool allow_partitioned)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a bloomfilter index", RelationGetRelationName(index)),
 				 errhint("Create one with CREATE INDEX ... USING bloomfilter (column).")));
+	bf_check_complete(index);
+	bf_check_local_rows(heapoid, what);
 	return index;
-}
-
-/*
- * SELECT on every column the index reads: its key columns and the columns
- * of its expressions and predicate (a whole-row reference needs SELECT on
- * the table).  Table-level SELECT covers all of them.
- */
-void
-bf_index_check_access(Relation index)
-{
-	Oid			heapoid = index->rd_index->indrelid;
-	Oid			userid = GetUserId();
-	Bitmapset  *cols = NULL;
-	List	   *exprs;
-	int			x;
-
-	if (pg_class_aclcheck(heapoid, userid, ACL_SELECT) == ACLCHECK_OK)
-		return;
-
-	for (int i = 0; i < index->rd_index->indnatts; i++)
-	{
-		AttrNumber	attnum = index->rd_index->indkey.values[i];
-
-		if (attnum != 0)
-			cols = bms_add_member(cols, attnum - FirstLowInvalidHeapAttributeNumber);
-	}
-	exprs = RelationGetIndexExpressions(index);
-	if (exprs)
-		pull_varattnos((Node *) exprs, 1, &cols);
-	exprs = RelationGetIndexPredicate(index);
-	if (exprs)
-		pull_varattnos((Node *) exprs, 1, &cols);
-
-	x = -1;
-	while ((x = bms_next_member(cols, x)) >= 0)
-	{
-		AttrNumber	attnum = x + FirstLowInvalidHeapAttributeNumber;
-		AclResult	aclresult;
-
-		if (attnum == InvalidAttrNumber)
-			aclresult = ACLCHECK_NO_PRIV;	/* whole row: table-level only */
-		else
-			aclresult = pg_attribute_aclcheck(heapoid, attnum, userid, ACL_SELECT);
-		if (aclresult != ACLCHECK_OK)
-		{
-			if (attnum == InvalidAttrNumber)
-				aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapoid));
-			aclcheck_error_col(aclresult, OBJECT_TABLE, get_rel_name(heapoid),
-							   get_attname(heapoid, attnum, false));
-		}
-	}
-	bms_free(cols);
-}
-
-/* the same for callers holding only the index's OID (bf_might_contain) */
-void
-bf_index_check_access_oid(Oid indexoid)
-{
-	Relation	index = bf_index_open(indexoid, true);
-
-	bf_index_check_access(index);
-	index_close(index, NoLock);
 }
 
 /* a probe value must have the family of the index's key */
@@ -210,27 +184,32 @@ bf_leaf_contains(Relation index, BfTypeInfo *ti, Datum value,
 							  bf_recent_for(recent, index, &meta, mcxt));
 }
 
+/* probe an open index; a partitioned one through its partitions' indexes */
 static bool
-bf_index_might_contain_internal(Oid indexoid, BfTypeInfo *ti, Datum value,
-								BfRecent *recent, MemoryContext mcxt)
+bf_probe(Relation index, BfTypeInfo *ti, Datum value, BfRecent *recent,
+		 MemoryContext mcxt)
 {
-	Relation	index = bf_index_open(indexoid, true);
 	bool		found = false;
 
 	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
 	{
-		List	   *children = find_all_inheritors(indexoid, AccessShareLock, NULL);
+		List	   *children = find_all_inheritors(RelationGetRelid(index),
+												   AccessShareLock, NULL);
 		ListCell   *lc;
 
 		foreach(lc, children)
 		{
 			Relation	child;
 
+			CHECK_FOR_INTERRUPTS();
 			if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_INDEX)
 				continue;
 			child = index_open(lfirst_oid(lc), NoLock);
-			found = bf_is_bloomfilter_index(child) &&
-				bf_leaf_contains(child, ti, value, NULL, NULL);
+			if (bf_is_bloomfilter_index(child))
+			{
+				bf_check_complete(child);
+				found = bf_leaf_contains(child, ti, value, NULL, NULL);
+			}
 			index_close(child, NoLock);
 			if (found)
 				break;
@@ -239,7 +218,6 @@ bf_index_might_contain_internal(Oid indexoid, BfTypeInfo *ti, Datum value,
 	}
 	else
 		found = bf_leaf_contains(index, ti, value, recent, mcxt);
-	index_close(index, NoLock);
 	return found;
 }
 
@@ -252,7 +230,11 @@ bf_index_might_contain_internal(Oid indexoid, BfTypeInfo *ti, Datum value,
 bool
 bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value)
 {
-	return bf_index_might_contain_internal(indexoid, ti, value, NULL, NULL);
+	Relation	index = bf_index_open(indexoid, true, "bf_might_contain");
+	bool		found = bf_probe(index, ti, value, NULL, NULL);
+
+	index_close(index, NoLock);
+	return found;
 }
 
 /* per call site: the probe's type, and whose access was checked for which index */
@@ -274,6 +256,8 @@ bf_index_contains(PG_FUNCTION_ARGS)
 	Oid			indexoid = PG_GETARG_OID(0);
 	Datum		value = PG_GETARG_DATUM(1);
 	BfIndexCallCache *cache = (BfIndexCallCache *) fcinfo->flinfo->fn_extra;
+	Relation	index;
+	bool		found;
 
 	if (cache == NULL)
 	{
@@ -291,15 +275,16 @@ bf_index_contains(PG_FUNCTION_ARGS)
 		bf_typeinfo_init(&cache->ti, argtype, PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
 		cache->ti_valid = true;
 	}
+	index = bf_index_open(indexoid, true, "bf_index_contains");
 	if (cache->checked_index != indexoid || cache->checked_user != GetUserId())
 	{
-		bf_index_check_access_oid(indexoid);
+		bf_index_check_access(index);
 		cache->checked_index = indexoid;
 		cache->checked_user = GetUserId();
 	}
-	PG_RETURN_BOOL(bf_index_might_contain_internal(indexoid, &cache->ti, value,
-												   &cache->recent,
-												   fcinfo->flinfo->fn_mcxt));
+	found = bf_probe(index, &cache->ti, value, &cache->recent, fcinfo->flinfo->fn_mcxt);
+	index_close(index, NoLock);
+	PG_RETURN_BOOL(found);
 }
 
 /*
@@ -332,9 +317,9 @@ bf_read_bits(Relation index, const BfIndexState *st, uint8 *dst)
 }
 
 static Relation
-bf_index_open_checked(Oid indexoid, BfIndexState *st)
+bf_index_open_checked(Oid indexoid, BfIndexState *st, const char *what)
 {
-	Relation	index = bf_index_open(indexoid, false);
+	Relation	index = bf_index_open(indexoid, false, what);
 
 	bf_index_check_access(index);
 	bf_index_state(index, st);
@@ -352,7 +337,7 @@ Datum
 bf_index_filter(PG_FUNCTION_ARGS)
 {
 	BfIndexState st;
-	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st);
+	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_filter");
 	struct varlena *vl;
 	BloomHeader hdr;
 
@@ -384,7 +369,7 @@ Datum
 bf_index_info(PG_FUNCTION_ARGS)
 {
 	BfIndexState st;
-	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st);
+	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_info");
 	TupleDesc	tupdesc;
 	Datum		values[8];
 	bool		nulls[8] = {false};

@@ -12,11 +12,15 @@
 #include "access/htup_details.h"
 #include "access/relscan.h"
 #include "access/table.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
 #include "storage/bufmgr.h"
+#include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 
 /*
@@ -81,12 +85,62 @@ bf_key_absent(Relation index, Datum *values, bool *isnull, Oid *types, Oid *coll
 }
 
 /*
+ * May the planner probe the filter for this path?  The plan it chooses
+ * (and so EXPLAIN) shows whether the key is absent from every row of the
+ * table, so the probe is made only where the query could read all those
+ * rows itself: no security-barrier view or row-level security policy
+ * restricts the table (nor, for a partition, its parent; nor does the
+ * query level sit inside a security-barrier subquery), and the user the
+ * query runs as (a view's owner, for tables read through a view) may read
+ * every column the index reads.  This is the planner's own rule for
+ * statistics (examine_variable in selfuncs.c) without its exception for
+ * leakproof operators: a probe reveals hidden rows whatever the operator.
+ */
+static bool
+bf_plan_may_probe(PlannerInfo *root, IndexOptInfo *info, Relation index)
+{
+	RelOptInfo *rel = info->rel;
+	Oid			userid = OidIsValid(rel->userid) ? rel->userid : GetUserId();
+	Index		varno = rel->relid;
+	Oid			checkrel = InvalidOid;
+
+	/* this table and the tables it was expanded from (partitions, children) */
+	for (;;)
+	{
+		RangeTblEntry *rte = planner_rt_fetch(varno, root);
+
+		if (rte->securityQuals != NIL)
+			return false;
+		if (rte->rtekind == RTE_RELATION)
+			checkrel = rte->relid;
+		if (root->append_rel_array == NULL || root->append_rel_array[varno] == NULL)
+			break;
+		varno = root->append_rel_array[varno]->parent_relid;
+	}
+	/* a subquery of a security-barrier view that was not flattened */
+	for (PlannerInfo *up = root->parent_root; up != NULL; up = up->parent_root)
+	{
+		ListCell   *lc;
+
+		foreach(lc, up->parse->rtable)
+		{
+			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+			if (rte->rtekind == RTE_SUBQUERY && rte->security_barrier)
+				return false;
+		}
+	}
+	return OidIsValid(checkrel) && bf_index_readable(index, userid, checkrel, NULL);
+}
+
+/*
  * The planner may use the index only for col = const (on every key
  * column) when the filter says the key is definitely absent: then the
  * scan costs one page and returns an empty bitmap.  In every other case
- * the cost is prohibitive.  The filter is probed at plan time; a plan kept
- * after the key was inserted stays correct (the scan then returns every
- * heap page, lossy, and the heap scan rechecks), only slow.
+ * (including when it may not probe, bf_plan_may_probe) the cost is
+ * prohibitive.  The filter is probed at plan time; a plan kept after the
+ * key was inserted stays correct (the scan then returns every heap page,
+ * lossy, and the heap scan rechecks), only slow.
  */
 void
 bfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
@@ -109,7 +163,8 @@ bfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 		/* the planner holds a lock on the index */
 		Relation	index = index_open(info->indexoid, NoLock);
 
-		absent = bf_key_absent(index, values, isnull, types, colls);
+		if (bf_plan_may_probe(root, info, index))
+			absent = bf_key_absent(index, values, isnull, types, colls);
 		index_close(index, NoLock);
 	}
 	if (absent)
@@ -177,8 +232,14 @@ bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			continue;
 		values[col] = key->sk_argument;
 		isnull[col] = false;
-		types[col] = OidIsValid(key->sk_subtype) ? key->sk_subtype :
-			TupleDescAttr(RelationGetDescr(index), col)->atttypid;
+		/*
+		 * The operator's right-hand type, unless it is the column's own or a
+		 * polymorphic one (enum_ops compares anyenum): then the column's type
+		 * says how the value hashes.
+		 */
+		types[col] = key->sk_subtype;
+		if (!OidIsValid(types[col]) || get_typtype(types[col]) == TYPTYPE_PSEUDO)
+			types[col] = TupleDescAttr(RelationGetDescr(index), col)->atttypid;
 		colls[col] = key->sk_collation;
 		have[col] = true;
 	}
@@ -192,7 +253,11 @@ bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	nblocks = RelationGetNumberOfBlocks(heap);
 	table_close(heap, NoLock);
 	for (BlockNumber b = 0; b < nblocks; b++)
+	{
+		if ((b & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
 		tbm_add_page(tbm, b);
+	}
 	return (int64) nblocks * MaxHeapTuplesPerPage;
 }
 
