@@ -17,7 +17,7 @@ OBJS_VALUE = src/bloom_core.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
 OBJS_WINDOW =
 
 # the index access method and the functions reading an index
-OBJS_INDEX = src/bf_am.o src/bf_meta.o src/bf_build.o src/bf_insert.o \
+OBJS_INDEX = src/bf_am.o src/bf_meta.o src/bf_build.o src/bf_insert.o src/bf_pending.o \
 	src/bf_scan.o src/bf_vacuum.o src/bf_access.o src/bf_index.o
 
 # tracked filters: registry, management, lookups, triggers, DDL upkeep
@@ -34,7 +34,7 @@ REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates
 
 REGRESS_WINDOW =
 
-REGRESS_INDEX = index index_security
+REGRESS_INDEX = index index_security index_batch
 
 REGRESS_TRACK = track track_index
 

@@ -24,6 +24,14 @@
 -- Index access method
 -- ====================================================================
 
+-- PARALLEL RESTRICTED: a backend buffers the keys it inserts into an
+-- index and writes them before it reads one; a parallel worker cannot see
+-- its leader's buffered keys (it would answer "probably" for every key).
+ALTER FUNCTION bf_index_contains(regclass, anyelement) PARALLEL RESTRICTED;
+ALTER FUNCTION bf_index_contains(regclass, text) PARALLEL RESTRICTED;
+ALTER FUNCTION bf_index_filter(regclass) PARALLEL RESTRICTED;
+ALTER FUNCTION bf_index_info(regclass) PARALLEL RESTRICTED;
+
 -- (end of index)
 
 -- ====================================================================

@@ -72,14 +72,27 @@ typedef struct BfOptions
 	double		fpr;
 } BfOptions;
 
+/* the data page (0 = block 1) holding the filter block of hash h */
+static inline uint32
+bf_page_of(uint64 h, const BfIndexMeta *meta)
+{
+	return (uint32) (bloom_block_of(h, meta->nblocks) / BF_BLOCKS_PER_PAGE);
+}
+
+/* the byte offset, on its data page, of the filter block of hash h */
+static inline Size
+bf_offset_of(uint64 h, const BfIndexMeta *meta)
+{
+	return BF_PAGE_BITS_OFFSET +
+		(Size) (bloom_block_of(h, meta->nblocks) % BF_BLOCKS_PER_PAGE) * BLOOM_BLOCK_BYTES;
+}
+
 /* locate the filter block of hash h: its data page and the byte offset on it */
 static inline void
 bf_locate(uint64 h, const BfIndexMeta *meta, BlockNumber *blkno, Size *offset)
 {
-	uint64		b = bloom_block_of(h, meta->nblocks);
-
-	*blkno = (BlockNumber) (1 + b / BF_BLOCKS_PER_PAGE);
-	*offset = BF_PAGE_BITS_OFFSET + (Size) (b % BF_BLOCKS_PER_PAGE) * BLOOM_BLOCK_BYTES;
+	*blkno = (BlockNumber) (1 + bf_page_of(h, meta));
+	*offset = bf_offset_of(h, meta);
 }
 
 /* number of data pages of a filter of nblocks blocks */
@@ -110,10 +123,17 @@ extern IndexBuildResult *bfbuild(Relation heap, Relation index,
 extern void bfbuildempty(Relation index);
 
 /* bf_insert.c */
+extern void bf_insert_page(Relation index, const BfIndexMeta *meta,
+						   BlockNumber blkno, const uint64 *hashes, int n);
 extern bool bfinsert(Relation index, Datum *values, bool *isnull,
 					 ItemPointer ht_ctid, Relation heapRel,
 					 IndexUniqueCheck checkUnique, bool indexUnchanged,
 					 IndexInfo *indexInfo);
+
+/* bf_pending.c: keys inserted by this transaction, not yet in the pages */
+extern bool bf_pending_add(Relation index, const BfIndexMeta *meta, uint64 h);
+extern void bf_pending_flush_all(void);
+extern bool bf_pending_unknown(void);
 
 /* bf_scan.c */
 extern void bfcostestimate(PlannerInfo *root, IndexPath *path,

@@ -94,6 +94,8 @@ bf_index_open(Oid indexoid, bool allow_partitioned, const char *what)
 	}
 	LockRelationOid(heapoid, AccessShareLock);
 	index = index_open(indexoid, AccessShareLock);
+	/* this backend's reads see the keys it has inserted */
+	bf_pending_flush_all();
 	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
 	{
 		if (!allow_partitioned)
@@ -191,6 +193,8 @@ bf_probe(Relation index, BfTypeInfo *ti, Datum value, BfRecent *recent,
 {
 	bool		found = false;
 
+	if (bf_pending_unknown())
+		return true;			/* the leader may hold keys this worker cannot see */
 	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
 	{
 		List	   *children = find_all_inheritors(RelationGetRelid(index),
@@ -320,6 +324,13 @@ static Relation
 bf_index_open_checked(Oid indexoid, BfIndexState *st, const char *what)
 {
 	Relation	index = bf_index_open(indexoid, false, what);
+
+	if (bf_pending_unknown())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot run in a parallel worker of a transaction that has written", what),
+				 errdetail("The keys the transaction inserted are not yet in the index pages a worker reads."),
+				 errhint("Run ALTER EXTENSION bloomfilter UPDATE, which makes the function parallel restricted.")));
 
 	bf_index_check_access(index);
 	bf_index_state(index, st);

@@ -1,20 +1,95 @@
 /*-------------------------------------------------------------------------
  *
  * bf_insert.c
- *	  Inserting keys into a bloomfilter index: set the key's bits on its
- *	  one data page, WAL-logged.
+ *	  Inserting keys into a bloomfilter index.  A key sets k bits of one
+ *	  512-bit block, on exactly one data page.  For a WAL-logged index the
+ *	  keys a transaction inserts are buffered (bf_pending.c) and set page
+ *	  by page, one WAL record per page; an unlogged or temporary index has
+ *	  no WAL to save, so its keys are set at once.
  *
  *-------------------------------------------------------------------------
  */
 #include "bf_am.h"
 
 #include "access/generic_xlog.h"
+#include "access/xloginsert.h"
+#include "miscadmin.h"
 #include "storage/bufmgr.h"
 
 /*
- * Set the bits of one key: test under a share lock (a key already present
- * writes nothing, not even WAL), else set them under the exclusive lock of
- * that one data page with a generic WAL record of the changed bytes.
+ * From this many keys on one page, the page is WAL-logged whole: a delta
+ * of that many scattered blocks would be nearly as large, and computing a
+ * generic WAL delta compares the whole page byte by byte.
+ */
+#define BF_FULL_IMAGE_KEYS	64
+
+/*
+ * Set the bits of n keys (hashes) that all live on data page blkno.
+ *
+ * Few keys: test them under a share lock first (keys already present
+ * write nothing, not even WAL), then set the others under the exclusive
+ * lock with one generic WAL record of the changed bytes.  Many keys: set
+ * them under the exclusive lock and log the whole page.
+ */
+void
+bf_insert_page(Relation index, const BfIndexMeta *meta, BlockNumber blkno,
+			   const uint64 *hashes, int n)
+{
+	Buffer		buf = ReadBuffer(index, blkno);
+	Page		page;
+	bool		changed = false;
+
+	if (n < BF_FULL_IMAGE_KEYS)
+	{
+		bool		all = true;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		for (int i = 0; all && i < n; i++)
+			all = bloom_block_test((const uint8 *) page + bf_offset_of(hashes[i], meta),
+								   (int) meta->nhashes, hashes[i]);
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (all)
+		{
+			ReleaseBuffer(buf);
+			return;
+		}
+	}
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (n < BF_FULL_IMAGE_KEYS)
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+
+		page = GenericXLogRegisterBuffer(xlog, buf, 0);
+		for (int i = 0; i < n; i++)
+			changed |= bloom_block_set((uint8 *) page + bf_offset_of(hashes[i], meta),
+									   (int) meta->nhashes, hashes[i]);
+		if (changed)
+			GenericXLogFinish(xlog);
+		else
+			GenericXLogAbort(xlog); /* another backend set them meanwhile */
+	}
+	else
+	{
+		page = BufferGetPage(buf);
+		START_CRIT_SECTION();
+		for (int i = 0; i < n; i++)
+			changed |= bloom_block_set((uint8 *) page + bf_offset_of(hashes[i], meta),
+									   (int) meta->nhashes, hashes[i]);
+		if (changed)
+		{
+			MarkBufferDirty(buf);
+			if (RelationNeedsWAL(index))
+				log_newpage_buffer(buf, true);
+		}
+		END_CRIT_SECTION();
+	}
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * aminsert: hash the key (a NULL single-column key is skipped, as bf_add
+ * skips NULL), then buffer it or set it.
  */
 bool
 bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
@@ -25,36 +100,13 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	BfIndexState st;
 	bool		skip;
 	uint64		h;
-	BlockNumber blkno;
-	Size		offset;
-	Buffer		buf;
-	GenericXLogState *xlog;
-	Page		page;
 
 	bf_index_state(index, &st);
 	h = bf_index_hash_key(&st, values, isnull, &skip);
 	if (skip)
 		return false;
-	bf_locate(h, &st.meta, &blkno, &offset);
-
-	buf = ReadBuffer(index, blkno);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	if (bloom_block_test((const uint8 *) BufferGetPage(buf) + offset,
-						 (int) st.meta.nhashes, h))
-	{
-		UnlockReleaseBuffer(buf);
+	if (RelationNeedsWAL(index) && bf_pending_add(index, &st.meta, h))
 		return false;
-	}
-	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-
-	xlog = GenericXLogStart(index);
-	page = GenericXLogRegisterBuffer(xlog, buf, 0);
-	if (bloom_block_set((uint8 *) page + offset, (int) st.meta.nhashes, h))
-		GenericXLogFinish(xlog);
-	else
-		GenericXLogAbort(xlog); /* another backend set them meanwhile */
-	UnlockReleaseBuffer(buf);
+	bf_insert_page(index, &st.meta, bf_page_of(h, &st.meta) + 1, &h, 1);
 	return false;
 }
-

@@ -161,9 +161,14 @@ bf_load_state(Relation index)
 void
 bf_index_state(Relation index, BfIndexState *st)
 {
+	BfIndexState *cached;
+
 	if (index->rd_amcache == NULL)
 		bf_load_state(index);
-	memcpy(st, index->rd_amcache, sizeof(BfIndexState));
+	cached = (BfIndexState *) index->rd_amcache;
+	/* only the key columns: this runs for every inserted row */
+	memcpy(&st->meta, &cached->meta, sizeof(BfIndexMeta));
+	memcpy(st->cols, cached->cols, sizeof(BfTypeInfo) * cached->meta.ncols);
 }
 
 /* the validated metapage only (what a probe needs) */

@@ -9,9 +9,13 @@
  */
 #include "bf_am.h"
 
+#include "access/genam.h"
+#include "access/hash.h"
 #include "access/htup_details.h"
+#include "access/nbtree.h"
 #include "access/relscan.h"
 #include "access/table.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -164,7 +168,11 @@ bfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 		Relation	index = index_open(info->indexoid, NoLock);
 
 		if (bf_plan_may_probe(root, info, index))
+		{
+			/* the keys this backend inserted count */
+			bf_pending_flush_all();
 			absent = bf_key_absent(index, values, isnull, types, colls);
+		}
 		index_close(index, NoLock);
 	}
 	if (absent)
@@ -183,9 +191,15 @@ bfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	}
 }
 
+/*
+ * The executor starts every scan of a query in the leader before any
+ * parallel worker, so keys this backend inserted are in the pages before
+ * a worker could build the bitmap.
+ */
 IndexScanDesc
 bfbeginscan(Relation index, int nkeys, int norderbys)
 {
+	bf_pending_flush_all();
 	return RelationGetIndexScan(index, nkeys, norderbys);
 }
 
@@ -203,8 +217,78 @@ bfendscan(IndexScanDesc scan)
 }
 
 /*
- * Empty when the filter rules the key out; otherwise every page of the
- * table, lossy (the heap scan rechecks the condition).
+ * An index that answers the same equality on the same leading columns,
+ * exactly: a valid btree or hash index on plain columns, without
+ * predicate, whose operator families hold the scan's operators.  Open
+ * (AccessShareLock, kept to the end of the transaction) with its scan
+ * keys in skeys, or NULL.
+ */
+static Relation
+bf_sibling_open(IndexScanDesc scan, ScanKey skeys)
+{
+	Relation	index = scan->indexRelation;
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
+	Relation	heap = table_open(index->rd_index->indrelid, NoLock);
+	List	   *oids = RelationGetIndexList(heap);
+	ListCell   *lc;
+	Relation	found = NULL;
+
+	table_close(heap, NoLock);
+	foreach(lc, oids)
+	{
+		Relation	sib;
+		bool		ok;
+
+		if (lfirst_oid(lc) == RelationGetRelid(index))
+			continue;
+		sib = index_open(lfirst_oid(lc), AccessShareLock);
+		ok = (sib->rd_rel->relam == BTREE_AM_OID || sib->rd_rel->relam == HASH_AM_OID) &&
+			sib->rd_index->indisvalid && sib->rd_index->indisready &&
+			sib->rd_index->indislive && RelationGetIndexPredicate(sib) == NIL &&
+			IndexRelationGetNumberOfKeyAttributes(sib) >= ncols;
+		for (int i = 0; ok && i < scan->numberOfKeys; i++)
+		{
+			ScanKey		key = &scan->keyData[i];
+			int			col = key->sk_attno - 1;
+			Oid			right = OidIsValid(key->sk_subtype) ? key->sk_subtype :
+				index->rd_opcintype[col];
+			Oid			opno = get_opfamily_member(index->rd_opfamily[col],
+												   index->rd_opcintype[col], right, 1);
+			int			strategy;
+			Oid			lefttype,
+						righttype;
+
+			ok = OidIsValid(opno) && index->rd_index->indkey.values[col] != 0 &&
+				sib->rd_index->indkey.values[col] == index->rd_index->indkey.values[col] &&
+				op_in_opfamily(opno, sib->rd_opfamily[col]);
+			if (!ok)
+				break;
+			get_op_opfamily_properties(opno, sib->rd_opfamily[col], false,
+									   &strategy, &lefttype, &righttype);
+			ok = strategy == (sib->rd_rel->relam == BTREE_AM_OID ?
+							  BTEqualStrategyNumber : HTEqualStrategyNumber);
+			ScanKeyEntryInitialize(&skeys[i], 0, key->sk_attno, (StrategyNumber) strategy,
+								   righttype, key->sk_collation, get_opcode(opno),
+								   key->sk_argument);
+		}
+		if (ok)
+		{
+			found = sib;
+			break;
+		}
+		index_close(sib, AccessShareLock);
+	}
+	list_free(oids);
+	return found;
+}
+
+/*
+ * Empty when the filter rules the key out.  Otherwise (a false positive,
+ * or a key inserted since the plan was made): the rows another index on
+ * the same columns finds, if there is one (the filter first, that index
+ * second: no cliff from a one-page probe to a table scan); else every
+ * page of the table, lossy (the heap scan rechecks the condition), which
+ * is the table scan the query would have made without the filter.
  */
 int64
 bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
@@ -216,11 +300,14 @@ bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	Oid			types[BLOOM_MAX_RECORD_FIELDS];
 	Oid			colls[BLOOM_MAX_RECORD_FIELDS];
 	bool		have[BLOOM_MAX_RECORD_FIELDS] = {false};
-	bool		all = ncols <= BLOOM_MAX_RECORD_FIELDS;
+	ScanKeyData skeys[BLOOM_MAX_RECORD_FIELDS];
+	bool		all = ncols <= BLOOM_MAX_RECORD_FIELDS &&
+		scan->numberOfKeys <= BLOOM_MAX_RECORD_FIELDS;
 	Relation	heap;
+	Relation	sib;
 	BlockNumber nblocks;
 
-	for (int i = 0; i < scan->numberOfKeys; i++)
+	for (int i = 0; all && i < scan->numberOfKeys; i++)
 	{
 		ScanKey		key = &scan->keyData[i];
 		int			col = key->sk_attno - 1;
@@ -229,9 +316,13 @@ bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			return 0;			/* col = NULL is never true */
 		if (col < 0 || col >= ncols || key->sk_strategy != 1 ||
 			(key->sk_flags & (SK_SEARCHARRAY | SK_ROW_HEADER | SK_SEARCHNULL | SK_SEARCHNOTNULL)))
-			continue;
+		{
+			all = false;
+			break;
+		}
 		values[col] = key->sk_argument;
 		isnull[col] = false;
+
 		/*
 		 * The operator's right-hand type, unless it is the column's own or a
 		 * polymorphic one (enum_ops compares anyenum): then the column's type
@@ -245,8 +336,25 @@ bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	}
 	for (int i = 0; all && i < ncols; i++)
 		all = have[i];
-	if (all && bf_key_absent(index, values, isnull, types, colls))
-		return 0;
+	if (all)
+	{
+		int64		ntids;
+
+		bf_pending_flush_all();
+		if (bf_key_absent(index, values, isnull, types, colls))
+			return 0;
+		if ((sib = bf_sibling_open(scan, skeys)) != NULL)
+		{
+			IndexScanDesc sscan = index_beginscan_bitmap(sib, scan->xs_snapshot,
+														 scan->numberOfKeys);
+
+			index_rescan(sscan, skeys, scan->numberOfKeys, NULL, 0);
+			ntids = index_getbitmap(sscan, tbm);
+			index_endscan(sscan);
+			index_close(sib, NoLock);
+			return ntids;
+		}
+	}
 
 	/* the executor holds a lock on the table */
 	heap = table_open(index->rd_index->indrelid, NoLock);
@@ -260,4 +368,3 @@ bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	}
 	return (int64) nblocks * MaxHeapTuplesPerPage;
 }
-
