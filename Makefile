@@ -34,7 +34,7 @@ REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates
 
 REGRESS_WINDOW =
 
-REGRESS_INDEX = index index_security index_batch
+REGRESS_INDEX = index index_security index_batch index_plan
 
 REGRESS_TRACK = track track_index
 

@@ -165,4 +165,25 @@ extern Relation bf_index_open(Oid indexoid, bool allow_partitioned,
 							  const char *what);
 extern bool bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value);
 
+/*
+ * A caller's state for repeated lookups (bf_index_might_contain_cached):
+ * zero it once; keep it, and the memory context given, across calls.
+ */
+typedef struct BfIndexLookup
+{
+	Oid			indexoid;		/* opened and checked in lxid/subxid/cid */
+	LocalTransactionId lxid;
+	SubTransactionId subxid;
+	CommandId	cid;
+	Oid			userid;			/* privileges checked for (bf_index_contains) */
+	List	   *leaves;			/* the partitions' indexes, when partitioned */
+	Oid			recent_index;	/* the buffers last read, per data page */
+	uint32		recent_npages;
+	Buffer	   *recent;
+} BfIndexLookup;
+
+extern bool bf_index_might_contain_cached(BfIndexLookup *lk, Oid indexoid,
+										  BfTypeInfo *ti, Datum value,
+										  MemoryContext mcxt, const char *what);
+
 #endif							/* BF_AM_H */

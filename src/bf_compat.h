@@ -28,6 +28,7 @@
 #include "parser/parse_type.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
@@ -154,6 +155,17 @@ bf_amroutine_newer_fields(IndexAmRoutine *am)
 	am->amtranslatecmptype = NULL;
 #endif
 	(void) am;
+}
+
+/* this backend's local transaction id (17 moved it into vxid) */
+static inline LocalTransactionId
+bf_local_xid(void)
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProc->vxid.lxid;
+#else
+	return MyProc->lxid;
+#endif
 }
 
 #endif							/* BF_COMPAT_H */

@@ -21,6 +21,7 @@
 #include "access/genam.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
@@ -147,82 +148,88 @@ bf_check_probe(Relation index, const BfIndexMeta *meta, BfTypeInfo *ti, Datum va
  * kept per call site; validated by ReadRecentBuffer itself, so a stale
  * entry (another index, a REINDEX) only costs the normal lookup.
  */
-typedef struct BfRecent
-{
-	Oid			indexoid;
-	uint32		npages;
-	Buffer	   *buffers;
-} BfRecent;
-
 static Buffer *
-bf_recent_for(BfRecent *recent, Relation index, const BfIndexMeta *meta,
+bf_recent_for(BfIndexLookup *lk, Relation index, const BfIndexMeta *meta,
 			  MemoryContext mcxt)
 {
-	uint32		npages = (uint32) bloom_paged_npages(meta->nblocks, BF_BLOCKS_PER_PAGE);
+	uint32		npages = (uint32) bf_data_pages(meta);
 
-	if (recent == NULL)
+	if (lk == NULL)
 		return NULL;
-	if (recent->indexoid != RelationGetRelid(index) || recent->npages != npages)
+	if (lk->recent_index != RelationGetRelid(index) || lk->recent_npages != npages)
 	{
-		if (recent->buffers)
-			pfree(recent->buffers);
-		recent->buffers = MemoryContextAllocZero(mcxt, sizeof(Buffer) * npages);
-		recent->npages = npages;
-		recent->indexoid = RelationGetRelid(index);
+		if (lk->recent)
+			pfree(lk->recent);
+		lk->recent = MemoryContextAllocZero(mcxt, sizeof(Buffer) * npages);
+		lk->recent_npages = npages;
+		lk->recent_index = RelationGetRelid(index);
 	}
-	return recent->buffers;
+	return lk->recent;
 }
 
 /* one leaf index: check the probe's family, hash, read one page */
 static bool
 bf_leaf_contains(Relation index, BfTypeInfo *ti, Datum value,
-				 BfRecent *recent, MemoryContext mcxt)
+				 BfIndexLookup *lk, MemoryContext mcxt)
 {
 	BfIndexMeta meta;
 
 	bf_index_meta(index, &meta);
 	bf_check_probe(index, &meta, ti, value);
 	return bf_index_test_hash(index, &meta, bf_hash_datum(ti, value, meta.seed),
-							  bf_recent_for(recent, index, &meta, mcxt));
+							  bf_recent_for(lk, index, &meta, mcxt));
 }
 
-/* probe an open index; a partitioned one through its partitions' indexes */
-static bool
-bf_probe(Relation index, BfTypeInfo *ti, Datum value, BfRecent *recent,
-		 MemoryContext mcxt)
+/* the bloomfilter indexes of the partitions of a partitioned index, checked */
+static List *
+bf_leaf_indexes(Relation index)
 {
-	bool		found = false;
+	List	   *children = find_all_inheritors(RelationGetRelid(index),
+											   AccessShareLock, NULL);
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	foreach(lc, children)
+	{
+		Relation	child;
+
+		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_INDEX)
+			continue;
+		child = index_open(lfirst_oid(lc), NoLock);
+		if (bf_is_bloomfilter_index(child))
+		{
+			bf_check_complete(child);
+			leaves = lappend_oid(leaves, lfirst_oid(lc));
+		}
+		index_close(child, NoLock);
+	}
+	list_free(children);
+	return leaves;
+}
+
+/* probe a leaf index, or the leaves of a partitioned one */
+static bool
+bf_probe(Relation index, List *leaves, BfTypeInfo *ti, Datum value,
+		 BfIndexLookup *lk, MemoryContext mcxt)
+{
+	ListCell   *lc;
 
 	if (bf_pending_unknown())
 		return true;			/* the leader may hold keys this worker cannot see */
-	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+	if (index->rd_rel->relkind != RELKIND_PARTITIONED_INDEX)
+		return bf_leaf_contains(index, ti, value, lk, mcxt);
+	foreach(lc, leaves)
 	{
-		List	   *children = find_all_inheritors(RelationGetRelid(index),
-												   AccessShareLock, NULL);
-		ListCell   *lc;
+		Relation	child = index_open(lfirst_oid(lc), NoLock);
+		bool		found;
 
-		foreach(lc, children)
-		{
-			Relation	child;
-
-			CHECK_FOR_INTERRUPTS();
-			if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_INDEX)
-				continue;
-			child = index_open(lfirst_oid(lc), NoLock);
-			if (bf_is_bloomfilter_index(child))
-			{
-				bf_check_complete(child);
-				found = bf_leaf_contains(child, ti, value, NULL, NULL);
-			}
-			index_close(child, NoLock);
-			if (found)
-				break;
-		}
-		list_free(children);
+		CHECK_FOR_INTERRUPTS();
+		found = bf_leaf_contains(child, ti, value, NULL, NULL);
+		index_close(child, NoLock);
+		if (found)
+			return true;
 	}
-	else
-		found = bf_leaf_contains(index, ti, value, recent, mcxt);
-	return found;
+	return false;
 }
 
 /*
@@ -230,25 +237,80 @@ bf_probe(Relation index, BfTypeInfo *ti, Datum value, BfRecent *recent,
  * partition) contain the key value?  ti describes value's type (a record
  * for a multi-column index) and may be kept by the caller across calls.
  * The caller checks privileges (bf_index_check_access).
+ *
+ * With lk (zeroed at first, kept by the caller in mcxt across calls), the
+ * opening and checking of the index is done once while its locks are
+ * held: in one transaction and subtransaction, where nothing can make
+ * the index invalid or drop it; later calls open it without locking and
+ * probe.  bf_index_might_contain is the same without lk.
  */
-bool
-bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value)
+static Relation
+bf_lookup_open(BfIndexLookup *lk, Oid indexoid, MemoryContext mcxt,
+			   const char *what)
 {
-	Relation	index = bf_index_open(indexoid, true, "bf_might_contain");
-	bool		found = bf_probe(index, ti, value, NULL, NULL);
+	Relation	index;
+
+	if (lk->indexoid == indexoid && lk->lxid == bf_local_xid() &&
+		lk->subxid == GetCurrentSubTransactionId() &&
+		lk->cid == GetCurrentCommandId(false))
+	{
+		/*
+		 * Locked and checked in this (sub)transaction, and no command of
+		 * this backend since (a DROP, DETACH or ATTACH run by a function
+		 * between two lookups advances the command id).
+		 */
+		bf_pending_flush_all();
+		return index_open(indexoid, NoLock);
+	}
+	index = bf_index_open(indexoid, true, what);
+	lk->indexoid = InvalidOid;
+	list_free(lk->leaves);
+	lk->leaves = NIL;
+	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+	{
+		MemoryContext old = MemoryContextSwitchTo(mcxt);
+
+		lk->leaves = bf_leaf_indexes(index);
+		MemoryContextSwitchTo(old);
+	}
+	lk->userid = InvalidOid;
+	lk->lxid = bf_local_xid();
+	lk->subxid = GetCurrentSubTransactionId();
+	lk->cid = GetCurrentCommandId(false);
+	lk->indexoid = indexoid;
+	return index;
+}
+
+bool
+bf_index_might_contain_cached(BfIndexLookup *lk, Oid indexoid, BfTypeInfo *ti,
+							  Datum value, MemoryContext mcxt, const char *what)
+{
+	Relation	index = bf_lookup_open(lk, indexoid, mcxt, what);
+	bool		found = bf_probe(index, lk->leaves, ti, value, lk, mcxt);
 
 	index_close(index, NoLock);
 	return found;
 }
 
-/* per call site: the probe's type, and whose access was checked for which index */
+bool
+bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value)
+{
+	Relation	index = bf_index_open(indexoid, true, "bf_might_contain");
+	List	   *leaves = index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX ?
+		bf_leaf_indexes(index) : NIL;
+	bool		found = bf_probe(index, leaves, ti, value, NULL, NULL);
+
+	list_free(leaves);
+	index_close(index, NoLock);
+	return found;
+}
+
+/* per call site: the probe's type, and the index as opened and checked */
 typedef struct BfIndexCallCache
 {
 	bool		ti_valid;
 	BfTypeInfo	ti;
-	Oid			checked_index;
-	Oid			checked_user;
-	BfRecent	recent;
+	BfIndexLookup lk;
 } BfIndexCallCache;
 
 PG_FUNCTION_INFO_V1(bf_index_contains);
@@ -260,12 +322,13 @@ bf_index_contains(PG_FUNCTION_ARGS)
 	Oid			indexoid = PG_GETARG_OID(0);
 	Datum		value = PG_GETARG_DATUM(1);
 	BfIndexCallCache *cache = (BfIndexCallCache *) fcinfo->flinfo->fn_extra;
+	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
 	Relation	index;
 	bool		found;
 
 	if (cache == NULL)
 	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfIndexCallCache));
+		cache = MemoryContextAllocZero(mcxt, sizeof(BfIndexCallCache));
 		fcinfo->flinfo->fn_extra = cache;
 	}
 	if (!cache->ti_valid)
@@ -276,17 +339,17 @@ bf_index_contains(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("could not determine the type of the value to look up")));
-		bf_typeinfo_init(&cache->ti, argtype, PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+		bf_typeinfo_init(&cache->ti, argtype, PG_GET_COLLATION(), mcxt);
 		cache->ti_valid = true;
 	}
-	index = bf_index_open(indexoid, true, "bf_index_contains");
-	if (cache->checked_index != indexoid || cache->checked_user != GetUserId())
+	index = bf_lookup_open(&cache->lk, indexoid, mcxt, "bf_index_contains");
+	/* privileges: once per user while the lookup state is valid */
+	if (cache->lk.userid != GetUserId())
 	{
 		bf_index_check_access(index);
-		cache->checked_index = indexoid;
-		cache->checked_user = GetUserId();
+		cache->lk.userid = GetUserId();
 	}
-	found = bf_probe(index, &cache->ti, value, &cache->recent, fcinfo->flinfo->fn_mcxt);
+	found = bf_probe(index, cache->lk.leaves, &cache->ti, value, &cache->lk, mcxt);
 	index_close(index, NoLock);
 	PG_RETURN_BOOL(found);
 }
