@@ -18,7 +18,7 @@ OBJS_WINDOW =
 
 # the index access method and the functions reading an index
 OBJS_INDEX = src/bf_am.o src/bf_meta.o src/bf_build.o src/bf_insert.o src/bf_pending.o \
-	src/bf_scan.o src/bf_vacuum.o src/bf_access.o src/bf_index.o
+	src/bf_scan.o src/bf_vacuum.o src/bf_access.o src/bf_index.o src/bf_changes.o
 
 # tracked filters: registry, management, lookups, triggers, DDL upkeep
 OBJS_TRACK = src/bf_track.o src/bf_trigger.o
@@ -34,7 +34,7 @@ REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates
 
 REGRESS_WINDOW =
 
-REGRESS_INDEX = index index_security index_batch index_plan
+REGRESS_INDEX = index index_security index_batch index_plan index_changes
 
 REGRESS_TRACK = track track_index
 

@@ -164,6 +164,10 @@ extern void bf_index_check_access_oid(Oid indexoid);
 extern Relation bf_index_open(Oid indexoid, bool allow_partitioned,
 							  const char *what);
 extern bool bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value);
+extern Relation bf_index_open_checked(Oid indexoid, BfIndexState *st,
+									  const char *what);
+extern void bf_index_value_header(const BfIndexMeta *meta, uint64 ones,
+								  uint8 *dst);
 
 /*
  * A caller's state for repeated lookups (bf_index_might_contain_cached):

@@ -383,7 +383,11 @@ bf_read_bits(Relation index, const BfIndexState *st, uint8 *dst)
 	FreeAccessStrategy(strategy);
 }
 
-static Relation
+/*
+ * Open a leaf index for reading its whole filter: checked as
+ * bf_index_open does, rights checked, and its state copied into st.
+ */
+Relation
 bf_index_open_checked(Oid indexoid, BfIndexState *st, const char *what)
 {
 	Relation	index = bf_index_open(indexoid, false, what);
@@ -400,12 +404,31 @@ bf_index_open_checked(Oid indexoid, BfIndexState *st, const char *what)
 	return index;
 }
 
+/*
+ * The 64-byte header of the bloomfilter value equivalent to an index
+ * whose bit array has ones bits set (bf_index_filter, bf_index_changes):
+ * same parameters and family; "inserted" estimated from the set bits, as
+ * for computed filters, since the index counts no inserts.
+ */
+void
+bf_index_value_header(const BfIndexMeta *meta, uint64 ones, uint8 *dst)
+{
+	BloomHeader hdr;
+
+	bloom_header_init(&hdr, meta->nblocks, (int) meta->nhashes, meta->seed,
+					  meta->capacity, meta->fpr);
+	hdr.family = meta->family;
+	hdr.detail = meta->detail;
+	hdr.flags = 0;
+	hdr.inserted = bloom_estimate_inserted(ones, meta->nblocks, (int) meta->nhashes);
+	bloom_header_write(dst, &hdr);
+}
+
 PG_FUNCTION_INFO_V1(bf_index_filter);
 
 /*
  * The index's filter as a bloomfilter value: same bits, parameters and
- * family, so bf_contains on it answers as bf_index_contains.  "inserted"
- * is estimated from the set bits (the index counts no inserts).
+ * family, so bf_contains on it answers as bf_index_contains.
  */
 Datum
 bf_index_filter(PG_FUNCTION_ARGS)
@@ -413,21 +436,14 @@ bf_index_filter(PG_FUNCTION_ARGS)
 	BfIndexState st;
 	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_filter");
 	struct varlena *vl;
-	BloomHeader hdr;
 
 	vl = bf_new(st.meta.nblocks, (int) st.meta.nhashes, st.meta.seed,
 				st.meta.capacity, st.meta.fpr);
 	bf_read_bits(index, &st, BF_BITS(vl));
 	index_close(index, NoLock);
-
-	(void) bloom_header_read(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl), &hdr);
-	hdr.family = st.meta.family;
-	hdr.detail = st.meta.detail;
-	hdr.flags = 0;
-	/* the index counts no inserts: derive the count as for computed filters */
-	hdr.inserted = bloom_estimate_inserted(bloom_popcount(BF_BITS(vl), st.meta.nblocks * BLOOM_BLOCK_BYTES),
-										   st.meta.nblocks, (int) st.meta.nhashes);
-	bloom_header_write(BF_PAYLOAD(vl), &hdr);
+	bf_index_value_header(&st.meta,
+						  bloom_popcount(BF_BITS(vl), st.meta.nblocks * BLOOM_BLOCK_BYTES),
+						  BF_PAYLOAD(vl));
 	PG_RETURN_POINTER(vl);
 }
 
