@@ -23,6 +23,7 @@
 #endif
 
 #include "access/amapi.h"
+#include "access/genam.h"
 #include "catalog/pg_class.h"
 #include "nodes/pg_list.h"
 #include "parser/parse_type.h"
@@ -155,6 +156,17 @@ bf_amroutine_newer_fields(IndexAmRoutine *am)
 	am->amtranslatecmptype = NULL;
 #endif
 	(void) am;
+}
+
+/* a bitmap scan of another index (18 added an instrumentation argument) */
+static inline IndexScanDesc
+bf_index_beginscan_bitmap(Relation index, Snapshot snapshot, int nkeys)
+{
+#if PG_VERSION_NUM >= 180000
+	return index_beginscan_bitmap(index, snapshot, NULL, nkeys);
+#else
+	return index_beginscan_bitmap(index, snapshot, nkeys);
+#endif
 }
 
 /* this backend's local transaction id (17 moved it into vxid) */

@@ -345,8 +345,8 @@ bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			return 0;
 		if ((sib = bf_sibling_open(scan, skeys)) != NULL)
 		{
-			IndexScanDesc sscan = index_beginscan_bitmap(sib, scan->xs_snapshot,
-														 scan->numberOfKeys);
+			IndexScanDesc sscan = bf_index_beginscan_bitmap(sib, scan->xs_snapshot,
+															scan->numberOfKeys);
 
 			index_rescan(sscan, skeys, scan->numberOfKeys, NULL, 0);
 			ntids = index_getbitmap(sscan, tbm);
