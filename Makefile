@@ -18,7 +18,8 @@ OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
 	src/bf_window_ops.o src/bf_window_agg.o
 
 # the index access method and the functions reading an index
-OBJS_INDEX = src/bf_am.o src/bf_index.o
+OBJS_INDEX = src/bf_am.o src/bf_meta.o src/bf_build.o src/bf_insert.o src/bf_pending.o \
+	src/bf_scan.o src/bf_vacuum.o src/bf_access.o src/bf_index.o src/bf_changes.o
 
 # tracked filters: registry, management, lookups, triggers, DDL upkeep
 OBJS_TRACK = src/bf_registry.o src/bf_track_objects.o src/bf_track_manage.o \
@@ -35,7 +36,7 @@ REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates
 
 REGRESS_WINDOW = window
 
-REGRESS_INDEX = index
+REGRESS_INDEX = index index_security index_batch index_plan index_changes
 
 REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign
 
@@ -43,7 +44,7 @@ REGRESS_DOCS =
 
 REGRESS = $(REGRESS_VALUE) $(REGRESS_WINDOW) $(REGRESS_INDEX) $(REGRESS_TRACK) $(REGRESS_DOCS)
 
-ISOLATION_INDEX = index_concurrency
+ISOLATION_INDEX = index_concurrency index_invalid
 
 ISOLATION_TRACK = track_concurrency
 

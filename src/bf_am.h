@@ -2,8 +2,10 @@
  *
  * bf_am.h
  *	  The bloomfilter index access method: on-disk layout (metapage and
- *	  data pages) and the functions shared by the access method (bf_am.c)
- *	  and the SQL-callable index functions (bf_index.c).
+ *	  data pages) and the functions shared by its files: bf_am.c (handler,
+ *	  reloptions, operator classes), bf_meta.c (metapage and cached state),
+ *	  bf_build.c, bf_insert.c, bf_scan.c, bf_vacuum.c, and the SQL-callable
+ *	  index functions (bf_index.c).
  *
  * Block 0 is the metapage.  Blocks 1.. are data pages, each holding
  * BF_BLOCKS_PER_PAGE whole 512-bit filter blocks from byte
@@ -19,6 +21,10 @@
 
 #include "bloomfilter.h"
 
+#include "access/amapi.h"
+#include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
+#include "nodes/tidbitmap.h"
 #include "storage/buf.h"
 #include "storage/bufpage.h"
 #include "utils/rel.h"
@@ -66,18 +72,122 @@ typedef struct BfOptions
 	double		fpr;
 } BfOptions;
 
-/* bf_am.c */
-extern void bf_index_state(Relation index, BfIndexState *st);
-extern uint64 bf_index_hash_key(BfIndexState *st, Datum *values, bool *isnull,
-								bool *skip);
-extern void bf_index_meta(Relation index, BfIndexMeta *meta);
-extern bool bf_index_test_hash(Relation index, const BfIndexMeta *meta, uint64 h,
-							   Buffer *recent);
+/* the data page (0 = block 1) holding the filter block of hash h */
+static inline uint32
+bf_page_of(uint64 h, const BfIndexMeta *meta)
+{
+	return (uint32) (bloom_block_of(h, meta->nblocks) / BF_BLOCKS_PER_PAGE);
+}
+
+/* the byte offset, on its data page, of the filter block of hash h */
+static inline Size
+bf_offset_of(uint64 h, const BfIndexMeta *meta)
+{
+	return BF_PAGE_BITS_OFFSET +
+		(Size) (bloom_block_of(h, meta->nblocks) % BF_BLOCKS_PER_PAGE) * BLOOM_BLOCK_BYTES;
+}
+
+/* locate the filter block of hash h: its data page and the byte offset on it */
+static inline void
+bf_locate(uint64 h, const BfIndexMeta *meta, BlockNumber *blkno, Size *offset)
+{
+	*blkno = (BlockNumber) (1 + bf_page_of(h, meta));
+	*offset = bf_offset_of(h, meta);
+}
+
+/* number of data pages of a filter of nblocks blocks */
+static inline uint64
+bf_data_pages(const BfIndexMeta *meta)
+{
+	return bloom_paged_npages(meta->nblocks, BF_BLOCKS_PER_PAGE);
+}
+
+/* bf_am.c: handler, reloptions, operator classes */
 extern bool bf_is_bloomfilter_index(Relation index);
 
-/* bf_index.c: for bf_might_contain (tracked filters served by an index) */
+/* bf_meta.c: key columns, metapage, cached state, page images, probes */
+extern int	bf_key_columns(Relation index, BfTypeInfo *cols, MemoryContext mcxt);
+extern void bf_key_family(BfIndexMeta *meta, BfTypeInfo *cols, int ncols);
+extern uint64 bf_index_hash_key(BfIndexState *st, Datum *values, bool *isnull,
+								bool *skip);
+extern void bf_index_state(Relation index, BfIndexState *st);
+extern void bf_index_meta(Relation index, BfIndexMeta *meta);
+extern void bf_fill_metapage(Page page, const BfIndexMeta *meta);
+extern void bf_fill_datapage(Page page, const uint8 *blocks, uint64 nblocks);
+extern bool bf_index_test_hash(Relation index, const BfIndexMeta *meta, uint64 h,
+							   Buffer *recent);
+
+/* bf_build.c */
+extern IndexBuildResult *bfbuild(Relation heap, Relation index,
+								 IndexInfo *indexInfo);
+extern void bfbuildempty(Relation index);
+
+/* bf_insert.c */
+extern void bf_insert_page(Relation index, const BfIndexMeta *meta,
+						   BlockNumber blkno, const uint64 *hashes, int n);
+extern bool bfinsert(Relation index, Datum *values, bool *isnull,
+					 ItemPointer ht_ctid, Relation heapRel,
+					 IndexUniqueCheck checkUnique, bool indexUnchanged,
+					 IndexInfo *indexInfo);
+
+/* bf_pending.c: keys inserted by this transaction, not yet in the pages */
+extern bool bf_pending_add(Relation index, const BfIndexMeta *meta, uint64 h);
+extern void bf_pending_flush_all(void);
+extern bool bf_pending_unknown(void);
+
+/* bf_scan.c */
+extern void bfcostestimate(PlannerInfo *root, IndexPath *path,
+						   double loop_count, Cost *indexStartupCost,
+						   Cost *indexTotalCost, Selectivity *indexSelectivity,
+						   double *indexCorrelation, double *indexPages);
+extern IndexScanDesc bfbeginscan(Relation index, int nkeys, int norderbys);
+extern void bfrescan(IndexScanDesc scan, ScanKey keys, int nkeys,
+					 ScanKey orderbys, int norderbys);
+extern void bfendscan(IndexScanDesc scan);
+extern int64 bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+
+/* bf_vacuum.c */
+extern IndexBulkDeleteResult *bfbulkdelete(IndexVacuumInfo *info,
+										   IndexBulkDeleteResult *stats,
+										   IndexBulkDeleteCallback callback,
+										   void *callback_state);
+extern IndexBulkDeleteResult *bfvacuumcleanup(IndexVacuumInfo *info,
+											  IndexBulkDeleteResult *stats);
+
+/* bf_access.c: who may read an index */
+extern bool bf_index_readable(Relation index, Oid userid, Oid relid,
+							  AttrNumber *badcol);
 extern void bf_index_check_access(Relation index);
 extern void bf_index_check_access_oid(Oid indexoid);
+
+/* bf_index.c: the lookups, also for bf_might_contain (tracked filters) */
+extern Relation bf_index_open(Oid indexoid, bool allow_partitioned,
+							  const char *what);
 extern bool bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value);
+extern Relation bf_index_open_checked(Oid indexoid, BfIndexState *st,
+									  const char *what);
+extern void bf_index_value_header(const BfIndexMeta *meta, uint64 ones,
+								  uint8 *dst);
+
+/*
+ * A caller's state for repeated lookups (bf_index_might_contain_cached):
+ * zero it once; keep it, and the memory context given, across calls.
+ */
+typedef struct BfIndexLookup
+{
+	Oid			indexoid;		/* opened and checked in lxid/subxid/cid */
+	LocalTransactionId lxid;
+	SubTransactionId subxid;
+	CommandId	cid;
+	Oid			userid;			/* privileges checked for (bf_index_contains) */
+	List	   *leaves;			/* the partitions' indexes, when partitioned */
+	Oid			recent_index;	/* the buffers last read, per data page */
+	uint32		recent_npages;
+	Buffer	   *recent;
+} BfIndexLookup;
+
+extern bool bf_index_might_contain_cached(BfIndexLookup *lk, Oid indexoid,
+										  BfTypeInfo *ti, Datum value,
+										  MemoryContext mcxt, const char *what);
 
 #endif							/* BF_AM_H */

@@ -23,11 +23,13 @@
 #endif
 
 #include "access/amapi.h"
+#include "access/genam.h"
 #include "catalog/pg_class.h"
 #include "nodes/pg_list.h"
 #include "parser/parse_type.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
@@ -154,6 +156,28 @@ bf_amroutine_newer_fields(IndexAmRoutine *am)
 	am->amtranslatecmptype = NULL;
 #endif
 	(void) am;
+}
+
+/* a bitmap scan of another index (18 added an instrumentation argument) */
+static inline IndexScanDesc
+bf_index_beginscan_bitmap(Relation index, Snapshot snapshot, int nkeys)
+{
+#if PG_VERSION_NUM >= 180000
+	return index_beginscan_bitmap(index, snapshot, NULL, nkeys);
+#else
+	return index_beginscan_bitmap(index, snapshot, nkeys);
+#endif
+}
+
+/* this backend's local transaction id (17 moved it into vxid) */
+static inline LocalTransactionId
+bf_local_xid(void)
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProc->vxid.lxid;
+#else
+	return MyProc->lxid;
+#endif
 }
 
 #endif							/* BF_COMPAT_H */

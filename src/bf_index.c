@@ -6,20 +6,24 @@
  *	  point bf_index_might_contain() for callers that probe an index
  *	  directly (tracked filters served by an index).
  *
- * They require SELECT on every column the index reads (key columns and
- * the columns of its expressions and predicate): the filter reveals which
- * keys are present.
+ * They require SELECT on every column the index reads (bf_access.c): the
+ * filter reveals which keys are present.  Only a complete index answers
+ * (valid, ready and live), and only for a table whose rows live in its
+ * own heap (bf_relcheck.c): anything else could give false negatives.
  *
  *-------------------------------------------------------------------------
  */
 #include "bf_am.h"
+#include "bf_relcheck.h"
 
 #include <math.h>
 
 #include "access/genam.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/index.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
 #include "catalog/pg_inherits.h"
@@ -35,12 +39,43 @@
 #include "utils/rel.h"
 
 /*
- * Open a bloomfilter index, locking its table first (the usual order) and
- * then the index, both AccessShareLock until the end of the transaction.
- * Partitioned indexes are accepted when allow_partitioned.
+ * Only an index that holds every key of its table may answer "absent": a
+ * valid, ready, live one.  An index left by a failed or cancelled CREATE
+ * INDEX CONCURRENTLY (or one still being built) may lack keys.
  */
-static Relation
-bf_index_open(Oid indexoid, bool allow_partitioned)
+static void
+bf_check_complete(Relation index)
+{
+	Form_pg_index ix = index->rd_index;
+
+	if (ix->indisvalid && ix->indisready && ix->indislive)
+		return;
+	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("bloomfilter index \"%s\" is not valid",
+						RelationGetRelationName(index)),
+				 errdetail("Some partition has no valid index attached to it, so the filters may lack keys."),
+				 errhint("Create or REINDEX the index of each partition and attach it with ALTER INDEX ... ATTACH PARTITION.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("bloomfilter index \"%s\" is not valid",
+					RelationGetRelationName(index)),
+			 errdetail("It is still being built, or was left by a failed or cancelled CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY, so it may lack keys."),
+			 errhint("Rebuild it with REINDEX INDEX %s.",
+					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(index)),
+												RelationGetRelationName(index)))));
+}
+
+/*
+ * Open a bloomfilter index that may answer lookups, locking its table
+ * first (the usual order) and then the index, both AccessShareLock until
+ * the end of the transaction.  Partitioned indexes are accepted when
+ * allow_partitioned.  Refused: indexes that may lack keys, and tables
+ * whose rows are not in their own heap (what names the caller).
+ */
+Relation
+bf_index_open(Oid indexoid, bool allow_partitioned, const char *what)
 {
 	Oid			heapoid = IndexGetRelation(indexoid, true);
 	Relation	index;
@@ -60,6 +95,8 @@ bf_index_open(Oid indexoid, bool allow_partitioned)
 	}
 	LockRelationOid(heapoid, AccessShareLock);
 	index = index_open(indexoid, AccessShareLock);
+	/* this backend's reads see the keys it has inserted */
+	bf_pending_flush_all();
 	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
 	{
 		if (!allow_partitioned)
@@ -78,69 +115,9 @@ bf_index_open(Oid indexoid, bool allow_partitioned)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a bloomfilter index", RelationGetRelationName(index)),
 				 errhint("Create one with CREATE INDEX ... USING bloomfilter (column).")));
+	bf_check_complete(index);
+	bf_check_local_rows(heapoid, what);
 	return index;
-}
-
-/*
- * SELECT on every column the index reads: its key columns and the columns
- * of its expressions and predicate (a whole-row reference needs SELECT on
- * the table).  Table-level SELECT covers all of them.
- */
-void
-bf_index_check_access(Relation index)
-{
-	Oid			heapoid = index->rd_index->indrelid;
-	Oid			userid = GetUserId();
-	Bitmapset  *cols = NULL;
-	List	   *exprs;
-	int			x;
-
-	if (pg_class_aclcheck(heapoid, userid, ACL_SELECT) == ACLCHECK_OK)
-		return;
-
-	for (int i = 0; i < index->rd_index->indnatts; i++)
-	{
-		AttrNumber	attnum = index->rd_index->indkey.values[i];
-
-		if (attnum != 0)
-			cols = bms_add_member(cols, attnum - FirstLowInvalidHeapAttributeNumber);
-	}
-	exprs = RelationGetIndexExpressions(index);
-	if (exprs)
-		pull_varattnos((Node *) exprs, 1, &cols);
-	exprs = RelationGetIndexPredicate(index);
-	if (exprs)
-		pull_varattnos((Node *) exprs, 1, &cols);
-
-	x = -1;
-	while ((x = bms_next_member(cols, x)) >= 0)
-	{
-		AttrNumber	attnum = x + FirstLowInvalidHeapAttributeNumber;
-		AclResult	aclresult;
-
-		if (attnum == InvalidAttrNumber)
-			aclresult = ACLCHECK_NO_PRIV;	/* whole row: table-level only */
-		else
-			aclresult = pg_attribute_aclcheck(heapoid, attnum, userid, ACL_SELECT);
-		if (aclresult != ACLCHECK_OK)
-		{
-			if (attnum == InvalidAttrNumber)
-				aclcheck_error(aclresult, OBJECT_TABLE, get_rel_name(heapoid));
-			aclcheck_error_col(aclresult, OBJECT_TABLE, get_rel_name(heapoid),
-							   get_attname(heapoid, attnum, false));
-		}
-	}
-	bms_free(cols);
-}
-
-/* the same for callers holding only the index's OID (bf_might_contain) */
-void
-bf_index_check_access_oid(Oid indexoid)
-{
-	Relation	index = bf_index_open(indexoid, true);
-
-	bf_index_check_access(index);
-	index_close(index, NoLock);
 }
 
 /* a probe value must have the family of the index's key */
@@ -171,76 +148,88 @@ bf_check_probe(Relation index, const BfIndexMeta *meta, BfTypeInfo *ti, Datum va
  * kept per call site; validated by ReadRecentBuffer itself, so a stale
  * entry (another index, a REINDEX) only costs the normal lookup.
  */
-typedef struct BfRecent
-{
-	Oid			indexoid;
-	uint32		npages;
-	Buffer	   *buffers;
-} BfRecent;
-
 static Buffer *
-bf_recent_for(BfRecent *recent, Relation index, const BfIndexMeta *meta,
+bf_recent_for(BfIndexLookup *lk, Relation index, const BfIndexMeta *meta,
 			  MemoryContext mcxt)
 {
-	uint32		npages = (uint32) bloom_paged_npages(meta->nblocks, BF_BLOCKS_PER_PAGE);
+	uint32		npages = (uint32) bf_data_pages(meta);
 
-	if (recent == NULL)
+	if (lk == NULL)
 		return NULL;
-	if (recent->indexoid != RelationGetRelid(index) || recent->npages != npages)
+	if (lk->recent_index != RelationGetRelid(index) || lk->recent_npages != npages)
 	{
-		if (recent->buffers)
-			pfree(recent->buffers);
-		recent->buffers = MemoryContextAllocZero(mcxt, sizeof(Buffer) * npages);
-		recent->npages = npages;
-		recent->indexoid = RelationGetRelid(index);
+		if (lk->recent)
+			pfree(lk->recent);
+		lk->recent = MemoryContextAllocZero(mcxt, sizeof(Buffer) * npages);
+		lk->recent_npages = npages;
+		lk->recent_index = RelationGetRelid(index);
 	}
-	return recent->buffers;
+	return lk->recent;
 }
 
 /* one leaf index: check the probe's family, hash, read one page */
 static bool
 bf_leaf_contains(Relation index, BfTypeInfo *ti, Datum value,
-				 BfRecent *recent, MemoryContext mcxt)
+				 BfIndexLookup *lk, MemoryContext mcxt)
 {
 	BfIndexMeta meta;
 
 	bf_index_meta(index, &meta);
 	bf_check_probe(index, &meta, ti, value);
 	return bf_index_test_hash(index, &meta, bf_hash_datum(ti, value, meta.seed),
-							  bf_recent_for(recent, index, &meta, mcxt));
+							  bf_recent_for(lk, index, &meta, mcxt));
 }
 
-static bool
-bf_index_might_contain_internal(Oid indexoid, BfTypeInfo *ti, Datum value,
-								BfRecent *recent, MemoryContext mcxt)
+/* the bloomfilter indexes of the partitions of a partitioned index, checked */
+static List *
+bf_leaf_indexes(Relation index)
 {
-	Relation	index = bf_index_open(indexoid, true);
-	bool		found = false;
+	List	   *children = find_all_inheritors(RelationGetRelid(index),
+											   AccessShareLock, NULL);
+	List	   *leaves = NIL;
+	ListCell   *lc;
 
-	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+	foreach(lc, children)
 	{
-		List	   *children = find_all_inheritors(indexoid, AccessShareLock, NULL);
-		ListCell   *lc;
+		Relation	child;
 
-		foreach(lc, children)
+		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_INDEX)
+			continue;
+		child = index_open(lfirst_oid(lc), NoLock);
+		if (bf_is_bloomfilter_index(child))
 		{
-			Relation	child;
-
-			if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_INDEX)
-				continue;
-			child = index_open(lfirst_oid(lc), NoLock);
-			found = bf_is_bloomfilter_index(child) &&
-				bf_leaf_contains(child, ti, value, NULL, NULL);
-			index_close(child, NoLock);
-			if (found)
-				break;
+			bf_check_complete(child);
+			leaves = lappend_oid(leaves, lfirst_oid(lc));
 		}
-		list_free(children);
+		index_close(child, NoLock);
 	}
-	else
-		found = bf_leaf_contains(index, ti, value, recent, mcxt);
-	index_close(index, NoLock);
-	return found;
+	list_free(children);
+	return leaves;
+}
+
+/* probe a leaf index, or the leaves of a partitioned one */
+static bool
+bf_probe(Relation index, List *leaves, BfTypeInfo *ti, Datum value,
+		 BfIndexLookup *lk, MemoryContext mcxt)
+{
+	ListCell   *lc;
+
+	if (bf_pending_unknown())
+		return true;			/* the leader may hold keys this worker cannot see */
+	if (index->rd_rel->relkind != RELKIND_PARTITIONED_INDEX)
+		return bf_leaf_contains(index, ti, value, lk, mcxt);
+	foreach(lc, leaves)
+	{
+		Relation	child = index_open(lfirst_oid(lc), NoLock);
+		bool		found;
+
+		CHECK_FOR_INTERRUPTS();
+		found = bf_leaf_contains(child, ti, value, NULL, NULL);
+		index_close(child, NoLock);
+		if (found)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -248,21 +237,80 @@ bf_index_might_contain_internal(Oid indexoid, BfTypeInfo *ti, Datum value,
  * partition) contain the key value?  ti describes value's type (a record
  * for a multi-column index) and may be kept by the caller across calls.
  * The caller checks privileges (bf_index_check_access).
+ *
+ * With lk (zeroed at first, kept by the caller in mcxt across calls), the
+ * opening and checking of the index is done once while its locks are
+ * held: in one transaction and subtransaction, where nothing can make
+ * the index invalid or drop it; later calls open it without locking and
+ * probe.  bf_index_might_contain is the same without lk.
  */
+static Relation
+bf_lookup_open(BfIndexLookup *lk, Oid indexoid, MemoryContext mcxt,
+			   const char *what)
+{
+	Relation	index;
+
+	if (lk->indexoid == indexoid && lk->lxid == bf_local_xid() &&
+		lk->subxid == GetCurrentSubTransactionId() &&
+		lk->cid == GetCurrentCommandId(false))
+	{
+		/*
+		 * Locked and checked in this (sub)transaction, and no command of
+		 * this backend since (a DROP, DETACH or ATTACH run by a function
+		 * between two lookups advances the command id).
+		 */
+		bf_pending_flush_all();
+		return index_open(indexoid, NoLock);
+	}
+	index = bf_index_open(indexoid, true, what);
+	lk->indexoid = InvalidOid;
+	list_free(lk->leaves);
+	lk->leaves = NIL;
+	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+	{
+		MemoryContext old = MemoryContextSwitchTo(mcxt);
+
+		lk->leaves = bf_leaf_indexes(index);
+		MemoryContextSwitchTo(old);
+	}
+	lk->userid = InvalidOid;
+	lk->lxid = bf_local_xid();
+	lk->subxid = GetCurrentSubTransactionId();
+	lk->cid = GetCurrentCommandId(false);
+	lk->indexoid = indexoid;
+	return index;
+}
+
+bool
+bf_index_might_contain_cached(BfIndexLookup *lk, Oid indexoid, BfTypeInfo *ti,
+							  Datum value, MemoryContext mcxt, const char *what)
+{
+	Relation	index = bf_lookup_open(lk, indexoid, mcxt, what);
+	bool		found = bf_probe(index, lk->leaves, ti, value, lk, mcxt);
+
+	index_close(index, NoLock);
+	return found;
+}
+
 bool
 bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value)
 {
-	return bf_index_might_contain_internal(indexoid, ti, value, NULL, NULL);
+	Relation	index = bf_index_open(indexoid, true, "bf_might_contain");
+	List	   *leaves = index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX ?
+		bf_leaf_indexes(index) : NIL;
+	bool		found = bf_probe(index, leaves, ti, value, NULL, NULL);
+
+	list_free(leaves);
+	index_close(index, NoLock);
+	return found;
 }
 
-/* per call site: the probe's type, and whose access was checked for which index */
+/* per call site: the probe's type, and the index as opened and checked */
 typedef struct BfIndexCallCache
 {
 	bool		ti_valid;
 	BfTypeInfo	ti;
-	Oid			checked_index;
-	Oid			checked_user;
-	BfRecent	recent;
+	BfIndexLookup lk;
 } BfIndexCallCache;
 
 PG_FUNCTION_INFO_V1(bf_index_contains);
@@ -274,10 +322,13 @@ bf_index_contains(PG_FUNCTION_ARGS)
 	Oid			indexoid = PG_GETARG_OID(0);
 	Datum		value = PG_GETARG_DATUM(1);
 	BfIndexCallCache *cache = (BfIndexCallCache *) fcinfo->flinfo->fn_extra;
+	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
+	Relation	index;
+	bool		found;
 
 	if (cache == NULL)
 	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfIndexCallCache));
+		cache = MemoryContextAllocZero(mcxt, sizeof(BfIndexCallCache));
 		fcinfo->flinfo->fn_extra = cache;
 	}
 	if (!cache->ti_valid)
@@ -288,18 +339,19 @@ bf_index_contains(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("could not determine the type of the value to look up")));
-		bf_typeinfo_init(&cache->ti, argtype, PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+		bf_typeinfo_init(&cache->ti, argtype, PG_GET_COLLATION(), mcxt);
 		cache->ti_valid = true;
 	}
-	if (cache->checked_index != indexoid || cache->checked_user != GetUserId())
+	index = bf_lookup_open(&cache->lk, indexoid, mcxt, "bf_index_contains");
+	/* privileges: once per user while the lookup state is valid */
+	if (cache->lk.userid != GetUserId())
 	{
-		bf_index_check_access_oid(indexoid);
-		cache->checked_index = indexoid;
-		cache->checked_user = GetUserId();
+		bf_index_check_access(index);
+		cache->lk.userid = GetUserId();
 	}
-	PG_RETURN_BOOL(bf_index_might_contain_internal(indexoid, &cache->ti, value,
-												   &cache->recent,
-												   fcinfo->flinfo->fn_mcxt));
+	found = bf_probe(index, cache->lk.leaves, &cache->ti, value, &cache->lk, mcxt);
+	index_close(index, NoLock);
+	PG_RETURN_BOOL(found);
 }
 
 /*
@@ -331,44 +383,67 @@ bf_read_bits(Relation index, const BfIndexState *st, uint8 *dst)
 	FreeAccessStrategy(strategy);
 }
 
-static Relation
-bf_index_open_checked(Oid indexoid, BfIndexState *st)
+/*
+ * Open a leaf index for reading its whole filter: checked as
+ * bf_index_open does, rights checked, and its state copied into st.
+ */
+Relation
+bf_index_open_checked(Oid indexoid, BfIndexState *st, const char *what)
 {
-	Relation	index = bf_index_open(indexoid, false);
+	Relation	index = bf_index_open(indexoid, false, what);
+
+	if (bf_pending_unknown())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot run in a parallel worker of a transaction that has written", what),
+				 errdetail("The keys the transaction inserted are not yet in the index pages a worker reads."),
+				 errhint("Run ALTER EXTENSION bloomfilter UPDATE, which makes the function parallel restricted.")));
 
 	bf_index_check_access(index);
 	bf_index_state(index, st);
 	return index;
 }
 
+/*
+ * The 64-byte header of the bloomfilter value equivalent to an index
+ * whose bit array has ones bits set (bf_index_filter, bf_index_changes):
+ * same parameters and family; "inserted" estimated from the set bits, as
+ * for computed filters, since the index counts no inserts.
+ */
+void
+bf_index_value_header(const BfIndexMeta *meta, uint64 ones, uint8 *dst)
+{
+	BloomHeader hdr;
+
+	bloom_header_init(&hdr, meta->nblocks, (int) meta->nhashes, meta->seed,
+					  meta->capacity, meta->fpr);
+	hdr.family = meta->family;
+	hdr.detail = meta->detail;
+	hdr.flags = 0;
+	hdr.inserted = bloom_estimate_inserted(ones, meta->nblocks, (int) meta->nhashes);
+	bloom_header_write(dst, &hdr);
+}
+
 PG_FUNCTION_INFO_V1(bf_index_filter);
 
 /*
  * The index's filter as a bloomfilter value: same bits, parameters and
- * family, so bf_contains on it answers as bf_index_contains.  "inserted"
- * is estimated from the set bits (the index counts no inserts).
+ * family, so bf_contains on it answers as bf_index_contains.
  */
 Datum
 bf_index_filter(PG_FUNCTION_ARGS)
 {
 	BfIndexState st;
-	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st);
+	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_filter");
 	struct varlena *vl;
-	BloomHeader hdr;
 
 	vl = bf_new(st.meta.nblocks, (int) st.meta.nhashes, st.meta.seed,
 				st.meta.capacity, st.meta.fpr);
 	bf_read_bits(index, &st, BF_BITS(vl));
 	index_close(index, NoLock);
-
-	(void) bloom_header_read(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl), &hdr);
-	hdr.family = st.meta.family;
-	hdr.detail = st.meta.detail;
-	hdr.flags = 0;
-	/* the index counts no inserts: derive the count as for computed filters */
-	hdr.inserted = bloom_estimate_inserted(bloom_popcount(BF_BITS(vl), st.meta.nblocks * BLOOM_BLOCK_BYTES),
-										   st.meta.nblocks, (int) st.meta.nhashes);
-	bloom_header_write(BF_PAYLOAD(vl), &hdr);
+	bf_index_value_header(&st.meta,
+						  bloom_popcount(BF_BITS(vl), st.meta.nblocks * BLOOM_BLOCK_BYTES),
+						  BF_PAYLOAD(vl));
 	PG_RETURN_POINTER(vl);
 }
 
@@ -384,7 +459,7 @@ Datum
 bf_index_info(PG_FUNCTION_ARGS)
 {
 	BfIndexState st;
-	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st);
+	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_info");
 	TupleDesc	tupdesc;
 	Datum		values[8];
 	bool		nulls[8] = {false};

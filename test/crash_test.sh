@@ -1,15 +1,21 @@
 #!/bin/bash
-# Crash test of the bloomfilter index access method (issue 5).
+# Crash test of the bloomfilter index access method.
 #
 # In a private cluster (initdb as user postgres, private port and socket
-# directory) with a streaming replica: several clients insert single rows
-# (each its own transaction) into a table with a single-column and a
-# two-column bloomfilter index, a CHECKPOINT happens mid-stream (so both
-# full-page images and generic-WAL deltas are replayed), then the postmaster
-# is killed with SIGKILL.  After restart (crash recovery), every key whose
-# INSERT had committed (psql printed its RETURNING row) must be reported
-# present by bf_index_contains, on the primary and, after catch-up, on the
-# replica, whose filter must be byte-identical to the primary's.
+# directory) with a streaming replica (on a replication slot, so that the
+# WAL it needs is kept whatever the checkpoints do): several clients
+# insert single rows (each its own transaction) into a table with a
+# single-column and a two-column bloomfilter index, two clients load
+# batches in transactions of 20 000 and of 300 000 rows (the inserting
+# backend buffers their keys and writes them page by page, when its
+# buffer fills and before commit), a transaction is prepared, a CHECKPOINT
+# happens mid-stream (so full-page images and generic-WAL deltas are
+# replayed), then the postmaster is killed with SIGKILL.  After restart
+# (crash recovery), every key whose INSERT had committed (psql printed its
+# RETURNING row, or the line after the batch) must be reported present by
+# bf_index_contains, on the primary and, after catch-up, on the replica,
+# whose filter must be byte-identical to the primary's; so must the keys
+# of the prepared transaction, committed after the restart.
 #
 # Needs the extension installed (make install).  Run as root or postgres.
 # Usage: bash test/crash_test.sh    (BF_CRASH_PORT, BF_CRASH_SECONDS)
@@ -22,6 +28,8 @@ SECONDS_RUNNING="${BF_CRASH_SECONDS:-4}"
 CLIENTS=4
 DIR="$(mktemp -d /tmp/bf-crash.XXXXXX)"
 chmod 755 "$DIR"
+# psql and pg_ctl run as postgres from here (not from a root-only directory)
+cd "$DIR"
 
 as_pg() {
 	if [ "$(id -un)" = postgres ]; then "$@"; else runuser -u postgres -- "$@"; fi
@@ -54,6 +62,7 @@ shared_buffers = 16MB
 max_wal_senders = 4
 wal_level = replica
 checkpoint_timeout = 30min
+max_prepared_transactions = 4
 EOF
 echo "local replication all trust" >>"$PRIMARY/pg_hba.conf"
 as_pg "$BIN/pg_ctl" -D "$PRIMARY" -l "$DIR/primary.log" -w start >/dev/null
@@ -61,8 +70,8 @@ as_pg "$BIN/pg_ctl" -D "$PRIMARY" -l "$DIR/primary.log" -w start >/dev/null
 psql_p -c "CREATE EXTENSION bloomfilter;
 CREATE TABLE t (k text NOT NULL, n int NOT NULL);
 INSERT INTO t SELECT 'pre' || g, g FROM generate_series(1, 1000) g;
-CREATE INDEX t_k ON t USING bloomfilter (k) WITH (capacity = 200000);
-CREATE INDEX t_nk ON t USING bloomfilter (n, k) WITH (capacity = 200000);"
+CREATE INDEX t_k ON t USING bloomfilter (k) WITH (capacity = 4000000);
+CREATE INDEX t_nk ON t USING bloomfilter (n, k) WITH (capacity = 4000000);"
 
 # the replica, streaming from the primary through a replication slot (the
 # primary keeps the WAL it has not received yet, however much the crash
@@ -79,6 +88,17 @@ for c in $(seq 1 "$CLIENTS"); do
 	done | '$BIN/psql' -X -q -At -v ON_ERROR_STOP=1 -h '$DIR' -p $PORT -d postgres \
 		>'$DIR/committed.$c' 2>'$DIR/client.$c.err'" &
 done
+# bulk loaders: a batch per transaction, its number printed once committed
+for b in 20000 300000; do
+	as_pg bash -c "for i in \$(seq 1 1000); do
+		echo \"INSERT INTO t SELECT 'b$b-' || \$i || '-' || g, g FROM generate_series(1, $b) g;\"
+		echo \"SELECT '$b|' || \$i;\"
+	done | '$BIN/psql' -X -q -At -v ON_ERROR_STOP=1 -h '$DIR' -p $PORT -d postgres \
+		>'$DIR/batches.$b' 2>'$DIR/bulk.$b.err'" &
+done
+# a prepared transaction, committed after the crash
+psql_p -c "BEGIN; INSERT INTO t SELECT 'prepared-' || g, g FROM generate_series(1, 5000) g;
+PREPARE TRANSACTION 'bf_crash';"
 sleep $((SECONDS_RUNNING / 2))
 psql_p -c "CHECKPOINT"
 sleep $((SECONDS_RUNNING - SECONDS_RUNNING / 2))
@@ -92,8 +112,10 @@ done | tr '\n' ' ')"
 kill -9 "$PMPID"
 wait || true
 committed="$(cat "$DIR"/committed.* | grep -c . || true)"
-say "killed the postmaster with $committed committed inserts from $CLIENTS clients"
+batches="$(cat "$DIR"/batches.* | grep -c . || true)"
+say "killed the postmaster with $committed committed inserts from $CLIENTS clients and $batches committed batches"
 [ "$committed" -gt 100 ] || fail "too few inserts before the crash ($committed)"
+[ "$(grep -c . "$DIR/batches.20000" || true)" -gt 1 ] || fail "too few batches before the crash"
 # kill -9 of the postmaster leaves its children running until they notice
 for _ in $(seq 1 100); do
 	alive=0
@@ -108,6 +130,7 @@ as_pg "$BIN/pg_ctl" -D "$PRIMARY" -l "$DIR/primary.log" -w start >/dev/null ||
 	{ tail -30 "$DIR/primary.log"; fail "primary did not restart"; }
 grep -q "redo done\|database system was not properly shut down" "$DIR/primary.log" ||
 	fail "no crash recovery in the primary's log"
+psql_p -c "COMMIT PREPARED 'bf_crash'"
 
 cat "$DIR"/committed.* >"$DIR/keys"
 chmod 644 "$DIR/keys"
@@ -125,6 +148,22 @@ say "primary after recovery: $total committed keys, missing from t_k: $miss_k, f
 # the pre-existing rows too
 pre="$(psql_p -c "SELECT count(*) FROM generate_series(1, 1000) g WHERE NOT bf_index_contains('t_k', 'pre' || g)")"
 [ "$pre" = 0 ] || fail "$pre keys of the index build missing"
+# the committed batches and the prepared transaction
+cat "$DIR"/batches.* >"$DIR/batches"
+chmod 644 "$DIR/batches"
+VERIFY_BATCHES="CREATE TEMP TABLE batches (size int, i int);
+\\copy batches FROM '$DIR/batches' (FORMAT text, DELIMITER '|')
+SELECT count(*) FILTER (WHERE NOT bf_index_contains('t_k', 'b' || size || '-' || i || '-' || g)) || ' ' ||
+       count(*) FILTER (WHERE NOT bf_index_contains('t_nk', ROW(g, 'b' || size || '-' || i || '-' || g))) || ' ' ||
+       count(*)
+FROM batches, generate_series(1, size) g;"
+read -r miss_k miss_nk total <<<"$(printf '%s\n' "$VERIFY_BATCHES" | psql_p -f -)"
+say "primary after recovery: $total keys of committed batches, missing from t_k: $miss_k, from t_nk: $miss_nk"
+[ "$miss_k" = 0 ] && [ "$miss_nk" = 0 ] || fail "keys of committed batches missing from the filter"
+prep="$(psql_p -c "SELECT count(*) FROM generate_series(1, 5000) g
+	WHERE NOT bf_index_contains('t_k', 'prepared-' || g) OR NOT bf_index_contains('t_nk', ROW(g, 'prepared-' || g))")"
+say "prepared transaction committed after recovery: $prep of its 5000 keys missing"
+[ "$prep" = 0 ] || fail "keys of the prepared transaction missing"
 
 # the replica catches up and answers the same
 psql_p -c "CHECKPOINT"

@@ -1,0 +1,235 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_changes.c
+ *	  bf_index_changes(index, since): what changed in an index's filter
+ *	  since a WAL position, as a patch of the bytes of bf_index_filter
+ *	  (docs/FORMAT.md, "Change sets"), so that a client holding a copy
+ *	  can refresh it by fetching only the pages that changed.
+ *
+ * Why no change can be missed.  Every change to a data page after the
+ * build is made under the page's exclusive buffer lock, and WAL-logged
+ * (generic WAL or a full-page image) before the lock is released; the
+ * record's end, above the WAL insert position of any moment before the
+ * change began, becomes the page LSN.  We read the insert position first
+ * (next_lsn), then each page under its share lock.  A change that had
+ * begun before we read the position holds the lock until it is done, so
+ * our read of that page sees it; a change that begins later gets a page
+ * LSN above next_lsn, so the next call, with since = next_lsn, sends the
+ * page (a change may be sent twice, never missed).  On a standby the
+ * replay position plays the insert position's part: a record's redo
+ * sets the page LSN before the replay position moves past it.
+ *
+ * When page LSNs cannot tell, the whole value is sent (full_refresh):
+ * since NULL; since beyond the current WAL position (another server, a
+ * restored backup); an index not WAL-logged (unlogged, temporary, or
+ * rebuilt in this transaction with wal_level = minimal), whose pages
+ * change without a new LSN; and a filter built or rebuilt (CREATE INDEX,
+ * REINDEX, TRUNCATE) after since, or built without WAL: the build writes
+ * the metapage, whose LSN is then that of the build or invalid, and
+ * nothing else writes it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bf_am.h"
+
+#include "access/relation.h"
+#include "access/xlog.h"
+#include "access/xlogrecovery.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/builtins.h"
+#include "utils/pg_lsn.h"
+
+#define BF_PATCH_MAGIC		"BLMP"
+#define BF_PATCH_VERSION	1
+#define BF_PATCH_FULL		0x01
+#define BF_PATCH_HEADER		24
+#define BF_RUN_HEADER		16
+
+/* a patch being written: its bytes, and the run last opened */
+typedef struct BfPatch
+{
+	uint8	   *data;
+	Size		len;
+	Size		cap;
+	uint32		nruns;
+	Size		run_at;			/* where the last run's header is in data */
+	uint64		run_end;		/* value offset where the last run ends */
+} BfPatch;
+
+static void
+bf_put_le(uint8 *dst, uint64 v, int nbytes)
+{
+	for (int i = 0; i < nbytes; i++)
+		dst[i] = (uint8) (v >> (8 * i));
+}
+
+static uint8 *
+bf_patch_reserve(BfPatch *pb, Size n)
+{
+	uint8	   *p;
+
+	if (pb->len + n > pb->cap)
+	{
+		Size		cap = Max(pb->cap * 2, pb->len + n);
+
+		pb->data = repalloc_huge(pb->data, cap);
+		pb->cap = cap;
+	}
+	p = pb->data + pb->len;
+	pb->len += n;
+	return p;
+}
+
+/* append n bytes at value offset off, extending the last run if adjacent */
+static void
+bf_patch_range(BfPatch *pb, uint64 off, const uint8 *src, uint32 n)
+{
+	if (pb->nruns > 0 && off == pb->run_end)
+	{
+		uint8	   *hdr = pb->data + pb->run_at;
+		uint64		start = 0;
+
+		for (int i = 7; i >= 0; i--)
+			start = (start << 8) | hdr[i];
+		bf_put_le(pb->data + pb->run_at + 8, off + n - start, 4);
+	}
+	else
+	{
+		uint8	   *hdr;
+
+		pb->run_at = pb->len;
+		hdr = bf_patch_reserve(pb, BF_RUN_HEADER);
+		bf_put_le(hdr, off, 8);
+		bf_put_le(hdr + 8, n, 4);
+		bf_put_le(hdr + 12, 0, 4);
+		pb->nruns++;
+	}
+	memcpy(bf_patch_reserve(pb, n), src, n);
+	pb->run_end = off + n;
+}
+
+/* the WAL position every later change of a page will be above */
+static XLogRecPtr
+bf_wal_position(void)
+{
+	return RecoveryInProgress() ? GetXLogReplayRecPtr(NULL) : GetXLogInsertRecPtr();
+}
+
+static XLogRecPtr
+bf_metapage_lsn(Relation index)
+{
+	Buffer		buf = ReadBuffer(index, BF_METAPAGE_BLKNO);
+	XLogRecPtr	lsn;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	lsn = PageGetLSN(BufferGetPage(buf));
+	UnlockReleaseBuffer(buf);
+	return lsn;
+}
+
+/*
+ * The patch taking a copy of bf_index_filter(index) from its state at
+ * since to its state now (full: the whole value).  The header's run comes
+ * first, filled once every page has been counted; it merges with page
+ * 0's run when that page changed.
+ */
+static bytea *
+bf_index_patch(Relation index, const BfIndexState *st, bool full, XLogRecPtr since)
+{
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	uint64		npages = bf_data_pages(&st->meta);
+	uint64		total = BLOOM_HEADER_SIZE + st->meta.nblocks * BLOOM_BLOCK_BYTES;
+	uint64		ones = 0;
+	uint8		header[BLOOM_HEADER_SIZE] = {0};
+	BfPatch		pb = {0};
+
+	pb.cap = VARHDRSZ + BF_PATCH_HEADER + BF_RUN_HEADER + BLOOM_HEADER_SIZE + BLCKSZ;
+	pb.data = palloc(pb.cap);
+	pb.len = VARHDRSZ + BF_PATCH_HEADER;
+
+	bf_patch_range(&pb, 0, header, BLOOM_HEADER_SIZE);
+	for (uint64 p = 0; p < npages; p++)
+	{
+		uint64		first = p * BF_BLOCKS_PER_PAGE;
+		uint32		n = (uint32) Min((uint64) BF_BLOCKS_PER_PAGE, st->meta.nblocks - first);
+		const uint8 *bits;
+		Buffer		buf;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBufferExtended(index, MAIN_FORKNUM, (BlockNumber) (1 + p),
+								 RBM_NORMAL, strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		bits = (const uint8 *) page + BF_PAGE_BITS_OFFSET;
+		ones += bloom_popcount(bits, (size_t) n * BLOOM_BLOCK_BYTES);
+		if (full || PageGetLSN(page) > since)
+			bf_patch_range(&pb, BLOOM_HEADER_SIZE + first * BLOOM_BLOCK_BYTES,
+						   bits, n * BLOOM_BLOCK_BYTES);
+		UnlockReleaseBuffer(buf);
+	}
+	FreeAccessStrategy(strategy);
+
+	if (pb.nruns == 1 && pb.run_end == BLOOM_HEADER_SIZE && !full)
+	{
+		/* nothing changed: no runs, not even the header */
+		pb.len = VARHDRSZ + BF_PATCH_HEADER;
+		pb.nruns = 0;
+	}
+	else
+		bf_index_value_header(&st->meta, ones,
+							  pb.data + VARHDRSZ + BF_PATCH_HEADER + BF_RUN_HEADER);
+
+	memcpy(pb.data + VARHDRSZ, BF_PATCH_MAGIC, 4);
+	bf_put_le(pb.data + VARHDRSZ + 4, BF_PATCH_VERSION, 2);
+	pb.data[VARHDRSZ + 6] = full ? BF_PATCH_FULL : 0;
+	pb.data[VARHDRSZ + 7] = 0;
+	bf_put_le(pb.data + VARHDRSZ + 8, total, 8);
+	bf_put_le(pb.data + VARHDRSZ + 16, pb.nruns, 4);
+	bf_put_le(pb.data + VARHDRSZ + 20, 0, 4);
+	SET_VARSIZE(pb.data, pb.len);
+	return (bytea *) pb.data;
+}
+
+PG_FUNCTION_INFO_V1(bf_index_changes);
+
+/*
+ * bf_index_changes(index regclass, since pg_lsn) -> one row (next_lsn,
+ * full_refresh, patch).  Rights as for bf_index_filter.
+ */
+Datum
+bf_index_changes(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	BfIndexState st;
+	Relation	index;
+	XLogRecPtr	since = PG_ARGISNULL(1) ? InvalidXLogRecPtr : PG_GETARG_LSN(1);
+	XLogRecPtr	next;
+	XLogRecPtr	metalsn;
+	bool		full;
+	bytea	   *patch;
+	Datum		values[3];
+	bool		nulls[3] = {false};
+
+	InitMaterializedSRF(fcinfo, 0);
+	/* not STRICT for since; a NULL index gives no row, as STRICT would */
+	if (PG_ARGISNULL(0))
+		return (Datum) 0;
+
+	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_changes");
+	/* read before any page: see the file's header comment */
+	next = bf_wal_position();
+	metalsn = bf_metapage_lsn(index);
+	full = PG_ARGISNULL(1) || !RelationNeedsWAL(index) || since > next ||
+		XLogRecPtrIsInvalid(metalsn) || metalsn > since;
+	patch = bf_index_patch(index, &st, full, since);
+	index_close(index, NoLock);
+
+	values[0] = LSNGetDatum(next);
+	values[1] = BoolGetDatum(full);
+	values[2] = PointerGetDatum(patch);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return (Datum) 0;
+}
