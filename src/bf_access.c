@@ -3,15 +3,17 @@
  * bf_access.c
  *	  Who may read a bloomfilter index.  The filter reveals which keys its
  *	  table holds, all rows included (row-level security does not apply
- *	  to it), so reading it needs SELECT on every column the index reads:
- *	  its key columns and the columns of its expressions and predicate (a
- *	  whole-row reference needs SELECT on the table).  Table-level SELECT
- *	  covers all of them.  The SQL functions check the current user; the
+ *	  to it), so reading it needs SELECT on every column the index reads
+ *	  (its key columns and the columns of its expressions and predicate; a
+ *	  whole-row reference needs SELECT on the table; table-level SELECT
+ *	  covers all of them), and the SQL functions refuse a reader whom
+ *	  row-level security restricts.  The SQL functions check the current user; the
  *	  planner checks the user a query runs as (bf_scan.c).
  *
  *-------------------------------------------------------------------------
  */
 #include "bf_am.h"
+#include "bf_relcheck.h"
 
 #include "access/sysattr.h"
 #include "miscadmin.h"
@@ -87,7 +89,10 @@ bf_index_check_access(Relation index)
 	AttrNumber	badcol;
 
 	if (bf_index_readable(index, GetUserId(), heapoid, &badcol))
+	{
+		bf_check_no_rls(heapoid);
 		return;
+	}
 	if (badcol == InvalidAttrNumber)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(heapoid));
 	aclcheck_error_col(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(heapoid),

@@ -9,6 +9,9 @@
  *	  nodes).  Such a filter would give false negatives, so these tables
  *	  are refused until distributed lookups exist.
  *
+ *	  And refuse readers whom row-level security restricts: a filter holds
+ *	  the keys of every row, so it would tell them about hidden rows.
+ *
  *-------------------------------------------------------------------------
  */
 #include "bf_relcheck.h"
@@ -21,6 +24,7 @@
 #include "catalog/pg_namespace.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/rls.h"
 
 /*
  * Is relid a Citus distributed (or reference) table?  Citus records them
@@ -101,4 +105,20 @@ bf_check_local_rows(Oid relid, const char *what)
 				   "It is distributed by Citus: its rows live in shards on other nodes, and the table here is empty.");
 	}
 	list_free(rels);
+}
+
+/*
+ * Error out when row-level security of relid applies to the current user
+ * (policies on, and the user neither the owner nor exempt): the filter of
+ * relid would reveal the keys of the rows the policies hide.
+ */
+void
+bf_check_no_rls(Oid relid)
+{
+	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("row-level security of table \"%s\" applies to you, so its filter cannot be read",
+						get_rel_name(relid)),
+				 errdetail("The filter holds the keys of every row, also of those the policies hide from you.")));
 }

@@ -13,5 +13,6 @@
 
 extern bool bf_rel_is_distributed(Oid relid);
 extern void bf_check_local_rows(Oid relid, const char *what);
+extern void bf_check_no_rls(Oid relid);
 
 #endif							/* BF_RELCHECK_H */

@@ -35,7 +35,6 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/rls.h"
 #include "utils/snapmgr.h"
 
 #include "bf_am.h"
@@ -179,12 +178,7 @@ check_select(Oid relid, const char *colname, AttrNumber attnum)
 				 errmsg("permission denied for column %s of table %s",
 						quote_identifier(colname), get_rel_name(relid)),
 				 errdetail("The filter of a tracked column reveals which values the column holds, so reading it requires SELECT on the column.")));
-	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("row-level security of table \"%s\" applies to you, so its filter cannot be read",
-						get_rel_name(relid)),
-				 errdetail("The filter holds the keys of every row, also of those the policies hide from you.")));
+	bf_check_no_rls(relid);
 }
 
 /* ---- building an entry ---- */
