@@ -1,5 +1,5 @@
 """End to end with a real server and psycopg 3: read a tracked table's
-filter, answer 100 000 probes exactly as bf_might_contain does, then find
+filter, answer 10 000 probes exactly as bf_might_contain does, then find
 every key inserted later after one refresh.
 
 Runs when BF_E2E=1, against the server of the libpq environment (PGHOST,
@@ -21,7 +21,8 @@ pytestmark = pytest.mark.skipif(os.environ.get("BF_E2E") != "1",
                                 reason="needs a server: set BF_E2E=1 (test/suites)")
 
 DB = "bf_client_python"
-NKEYS = 100_000
+NKEYS = 10_000
+NPROBES = 10_000
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,7 @@ def conninfo():
         c.execute("SELECT bf_track('users', 'id')")
         c.execute("SELECT bf_track('users', 'name', method => 'trigger')")
         c.execute("CREATE TABLE attrs (user_id int8, attr text)")
-        c.execute("INSERT INTO attrs SELECT g / 4, (ARRAY['color','size','lang','plan'])[1 + g %% 4] "
+        c.execute("INSERT INTO attrs SELECT g / 4, (ARRAY['color','size','lang','plan'])[1 + g % 4] "
                   "FROM generate_series(0, 39999) g")
         c.execute("CREATE INDEX attrs_bf ON attrs USING bloomfilter (user_id, attr)")
     yield info
@@ -72,11 +73,11 @@ def test_tracked_filter_answers_as_the_server(conninfo, binary):
         assert isinstance(f, BloomFilter) and f.family == "integer"
         raw = conn.execute("SELECT bf_tracked_filter('users', 'id')::bytea").fetchone()[0]
         assert BloomFilter(raw) == f                    # the bytea result reads the same
-        keys = probes(100_000, random.Random(binary))
+        keys = probes(NPROBES, random.Random(binary))
         want = server_answers(conn, keys)
         got = [f.contains(k) for k in keys]
         assert got == want
-        assert sum(want) >= 50_000                      # every present key, and a few more
+        assert sum(want) >= NPROBES // 2                     # every present key, and a few more
         # a BloomFilter goes back to the server as a parameter
         assert conn.execute("SELECT bf_contains(%s, 10::int8)", (f,)).fetchone()[0] is True
 

@@ -223,9 +223,11 @@ class PostgresSource:
 
     `connect` is a conninfo string or a function returning a new psycopg
     connection; the source opens it when needed and opens a new one after
-    a failure.  Servers without bf_index_changes/bf_tracked_changes get a
-    full fetch every time (bf_index_filter/bf_tracked_filter).  `schema`
-    qualifies the extension's functions (default: the search_path)."""
+    a failure.  Servers without bf_index_changes/bf_tracked_changes (told
+    by to_regprocedure of the qualified signature) get a full fetch every
+    time (bf_index_filter/bf_tracked_filter).  `schema` qualifies the
+    extension's functions (default: the schema the extension is in, looked
+    up on connecting, so that the search_path does not matter)."""
 
     def __init__(self, connect: Connector, *, index: Optional[str] = None,
                  table: Optional[str] = None, column: Optional[str] = None,
@@ -236,12 +238,32 @@ class PostgresSource:
         self.index, self.table, self.column = index, table, column
         self._schema = schema
         self._conn: Any = None
-        self._incremental: Optional[bool] = None   # unknown until tried
+        self._ext_schema: Optional[str] = schema
+        self._incremental: Optional[bool] = None   # unknown until connected
 
     def _fn(self, name: str) -> str:
-        if self._schema is None:
+        if self._ext_schema is None:
             return name
-        return '"%s".%s' % (self._schema.replace('"', '""'), name)
+        return '"%s".%s' % (self._ext_schema.replace('"', '""'), name)
+
+    def _probe(self, conn: Any) -> None:
+        """Find the extension's schema and whether the server has the
+        incremental function (a server before it, or a 1.0 catalog)."""
+        self._ext_schema = self._schema
+        if self._ext_schema is None:
+            row = conn.execute(
+                "SELECT n.nspname FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n"
+                " ON n.oid = e.extnamespace WHERE e.extname = 'bloomfilter'").fetchone()
+            if row is None:
+                raise PatchError("the extension bloomfilter is not installed in this database")
+            self._ext_schema = row[0]
+        if self.index is not None:
+            sig = self._fn("bf_index_changes") + "(pg_catalog.regclass, pg_catalog.pg_lsn)"
+        else:
+            sig = (self._fn("bf_tracked_changes")
+                   + "(pg_catalog.regclass, pg_catalog.name, pg_catalog.pg_lsn)")
+        row = conn.execute("SELECT pg_catalog.to_regprocedure(%s) IS NOT NULL", (sig,)).fetchone()
+        self._incremental = bool(row[0])
 
     def _connection(self) -> Any:
         if self._conn is None or self._conn.closed or self._conn.broken:
@@ -253,17 +275,19 @@ class PostgresSource:
                 self._conn = self._connect()
                 self._conn.autocommit = True
             self._incremental = None
+            try:
+                self._probe(self._conn)
+            except BaseException:
+                self.close()
+                raise
         return self._conn
 
     def changes(self, since: Optional[str]) -> Changes:
         import psycopg
         conn = self._connection()
         try:
-            if self._incremental is not False:
-                try:
-                    return self._changes(conn, since)
-                except psycopg.errors.UndefinedFunction:
-                    self._incremental = False
+            if self._incremental:
+                return self._changes(conn, since)
             return self._full(conn)
         except psycopg.OperationalError:
             self.close()                # reconnect next time
@@ -279,7 +303,6 @@ class PostgresSource:
                    "%s(%%s::regclass, %%s::name, %%s::pg_lsn)" % self._fn("bf_tracked_changes"))
             args = (self.table, self.column, since)
         row = conn.cursor(binary=True).execute(sql, args).fetchone()
-        self._incremental = True
         return Changes(row[0], bool(row[1]), bytes(row[2]))
 
     def _full(self, conn: Any) -> Changes:
