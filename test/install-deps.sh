@@ -29,6 +29,8 @@ fi
 PKGS="postgresql-$v postgresql-common postgresql-server-dev-$v libxxhash-dev make gcc libc6-dev"
 # tests: the reference reader, the released 1.0 for the upgrade test
 PKGS="$PKGS python3 python3-xxhash git"
+# tests: the Python client (73-client-python)
+PKGS="$PKGS python3-pytest python3-psycopg python3-pip python3-venv python3-setuptools"
 # the outer run: Debian roots (version matrix, fresh machine), the package
 [ "${BF_NESTED:-0}" = 1 ] ||
 	PKGS="$PKGS debootstrap build-essential debhelper dpkg-dev postgresql-server-dev-all iproute2"
