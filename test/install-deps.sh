@@ -31,11 +31,13 @@ PKGS="postgresql-$v postgresql-common postgresql-server-dev-$v libxxhash-dev mak
 # tests: the reference reader, the released 1.0 for the upgrade test
 PKGS="$PKGS python3 python3-xxhash git"
 # the suites the version matrix does not run (BF_DEPS_MATRIX=1 there): the
-# malformed-input suite (psycopg 3), the client libraries' (node and npm
-# from wherever this machine has them) and, below, the fuzz suite's clang
+# malformed-input suite (psycopg 3), the client libraries' (the Python
+# client's pytest and venv, Go and its drivers, node and npm from wherever
+# this machine has them) and, below, the fuzz suite's clang
 full="$([ "${BF_DEPS_MATRIX:-0}" = 1 ] && echo 0 || echo 1)"
 if [ "$full" = 1 ]; then
-	PKGS="$PKGS python3-psycopg"
+	PKGS="$PKGS python3-psycopg python3-pytest python3-pip python3-venv python3-setuptools"
+	PKGS="$PKGS golang-go golang-github-lib-pq-dev golang-github-jackc-pgx-v4-dev"
 	command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"
 fi
 # the outer run: Debian roots (version matrix, fresh machine), the package

@@ -1,0 +1,29 @@
+"""pgbloomfilter: read the filters of the PostgreSQL `bloomfilter`
+extension and answer lookups locally, exactly as the server would.
+
+    from pgbloomfilter import BloomFilter
+    f = BloomFilter(raw_bytes)           # f::bytea, binary COPY, a binary result
+    f = BloomFilter.from_text(text)      # f::text
+    42 in f; f.contains("x"); f.contains(("user-1", "color"))
+
+See README.md for the API, the psycopg integration (pgbloomfilter.adapt)
+and the refresher (pgbloomfilter.refresh).
+"""
+
+from ._filter import BloomFilter, FilterInfo
+from ._keys import numeric_text
+from .errors import (BloomFilterError, FamilyMismatchError, FormatError,
+                     IncompatibleFiltersError, NonPortableError, PatchError,
+                     TextFormatError)
+from .patch import apply_patch
+from .refresh import (Changes, ChangeSource, NotReadyError, PostgresSource,
+                      Refresher, RefreshStatus)
+
+__version__ = "1.1.0"
+
+__all__ = [
+    "BloomFilter", "FilterInfo", "numeric_text", "apply_patch",
+    "BloomFilterError", "FamilyMismatchError", "FormatError", "TextFormatError",
+    "IncompatibleFiltersError", "NonPortableError", "PatchError", "NotReadyError",
+    "Changes", "ChangeSource", "PostgresSource", "Refresher", "RefreshStatus",
+]

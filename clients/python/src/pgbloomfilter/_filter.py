@@ -1,0 +1,346 @@
+"""BloomFilter: a filter read from PostgreSQL, answering as the server does
+(FORMAT.md §2 for the bits, §6 for the estimates and set algebra)."""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from typing import Any, Union
+
+import xxhash
+
+from . import _format as F
+from ._keys import TypeSpec, key_bytes
+from .errors import FamilyMismatchError, IncompatibleFiltersError, NonPortableError
+
+_M = (1 << 64) - 1
+_C1 = 0xBF58476D1CE4E5B9
+_C2 = 0x94D049BB133111EB
+# (g + 1) * golden ratio, for the groups of 7 positions of up to 64 hashes
+_GOLDEN = tuple(((g + 1) * 0x9E3779B97F4A7C15) & _M for g in range(10))
+_Q = struct.Struct("<q")
+_xxh3 = xxhash.xxh3_64_intdigest
+
+Bytes = Union[bytes, bytearray, memoryview]
+
+
+@dataclass(frozen=True)
+class FilterInfo:
+    """What bf_info reports, computed from the bytes (FORMAT.md §6)."""
+    family: str
+    portable: bool
+    nbits: int
+    nhashes: int
+    seed: int
+    bytes: int
+    capacity: int
+    target_fpr: float
+    inserted: int
+    bits_set: int
+    fill_ratio: float
+    estimated_cardinality: float
+    estimated_fpr: float
+    saturated: bool
+
+
+def _bit_hit_probability(nblocks: int, k: int) -> float:
+    return -math.expm1(k * math.log1p(-1.0 / F.BLOCK_BITS)) / nblocks
+
+
+def _round_half_away(x: float) -> int:
+    i = math.floor(x)
+    return i + 1 if x - i >= 0.5 else i
+
+
+class BloomFilter:
+    """A `bloomfilter` value.  Build one with BloomFilter.from_bytes (the
+    value's `::bytea`, binary COPY, a driver's binary result),
+    BloomFilter.from_text (its text form) or BloomFilter.create_sized."""
+
+    __slots__ = ("_buf", "_family", "_detail", "_k", "_nblocks", "_seed", "_useed",
+                 "_nonportable", "__weakref__")
+
+    def __init__(self, data: Bytes):
+        """Parse and validate the bytes (FORMAT.md §1); the filter keeps its
+        own copy."""
+        buf = bytearray(data)
+        h = F.parse_header(buf)
+        self._buf = buf
+        self._load(h)
+
+    def _load(self, h: F.Header) -> None:
+        self._family = h.family
+        self._detail = h.detail
+        self._k = h.nhashes
+        self._nblocks = h.nblocks
+        self._seed = h.seed
+        self._useed = h.seed & _M
+        self._nonportable = h.nonportable
+
+    @classmethod
+    def from_bytes(cls, data: Bytes) -> "BloomFilter":
+        return cls(data)
+
+    @classmethod
+    def _own(cls, buf: bytearray) -> "BloomFilter":
+        """Validate and take buf without copying it (the caller gives it up)."""
+        h = F.parse_header(buf)
+        f = cls.__new__(cls)
+        f._buf = buf
+        f._load(h)
+        return f
+
+    @classmethod
+    def from_text(cls, text: str) -> "BloomFilter":
+        """Parse the text form (FORMAT.md §5).  A non-portable filter's text
+        names a PostgreSQL type and cannot be read here (NonPortableError)."""
+        return cls(F.parse_text(text))
+
+    @classmethod
+    def create_sized(cls, nbits: int, nhashes: int, seed: int = 0) -> "BloomFilter":
+        """An empty filter as bf_create_sized(nbits, nhashes, seed) makes it
+        (nbits rounded up to a multiple of 512)."""
+        nblocks = max(1, -(-nbits // F.BLOCK_BITS))
+        h = F.Header(F.NONE, 0, nhashes, 0, seed, nblocks, 0, 0, 0.0)
+        h.validate()
+        return cls(h.pack() + bytes(F.BLOCK_BYTES * nblocks))
+
+    # ------------------------------------------------------------------
+    @property
+    def header(self) -> F.Header:
+        return F.parse_header(self._buf)
+
+    @property
+    def family(self) -> str:
+        """The element family: 'integer', 'text', ..., 'record(integer,text)',
+        'none' while empty."""
+        if self._family == F.RECORD:
+            return "record(%s)" % ",".join(F.FAMILY_NAMES[f] for f in F.record_fields(self._detail))
+        return F.FAMILY_NAMES[self._family]
+
+    @property
+    def nhashes(self) -> int:
+        return self._k
+
+    @property
+    def nbits(self) -> int:
+        return self._nblocks * F.BLOCK_BITS
+
+    @property
+    def seed(self) -> int:
+        return self._seed
+
+    @property
+    def inserted(self) -> int:
+        return int.from_bytes(self._buf[32:40], "little")
+
+    def to_bytes(self) -> bytes:
+        """The value's bytes (what `::bytea` gives and `::bloomfilter` reads)."""
+        return bytes(self._buf)
+
+    def to_text(self) -> str:
+        return F.to_text(F.parse_header(self._buf), memoryview(self._buf)[F.HEADER_SIZE:])
+
+    def __bytes__(self) -> bytes:
+        return bytes(self._buf)
+
+    def __eq__(self, other: object) -> bool:
+        """As the server's `=`: the same bytes except `inserted`."""
+        if not isinstance(other, BloomFilter):
+            return NotImplemented
+        a, b = self._buf, other._buf
+        return len(a) == len(b) and a[:32] == b[:32] and a[40:] == b[40:]
+
+    __hash__ = None  # type: ignore[assignment]   (mutable)
+
+    def __repr__(self) -> str:
+        return "<BloomFilter family=%s nbits=%d nhashes=%d seed=%d inserted=%d>" % (
+            self.family, self.nbits, self._k, self._seed, self.inserted)
+
+    def copy(self) -> "BloomFilter":
+        return BloomFilter(self._buf)
+
+    # ------------------------------------------------------------------
+    def hash(self, value: Any, type: TypeSpec = None) -> int:
+        """bf_hash(value, seed) of this filter's seed, as a signed bigint."""
+        h = self._hash(value, type, check=False)
+        return h - (1 << 64) if h >= (1 << 63) else h
+
+    def _hash(self, value: Any, typ: TypeSpec, check: bool = True) -> int:
+        if self._nonportable:
+            raise NonPortableError("the filter holds values of a type only PostgreSQL can "
+                                   "hash (family %s)" % self.family)
+        fam, det, b = key_bytes(value, typ, self._family, self._detail)
+        if check and self._family != F.NONE and (fam != self._family or det != self._detail):
+            raise FamilyMismatchError(
+                "a key of family %s for a filter of family %s"
+                % (F.FAMILY_NAMES[fam] if fam != F.RECORD else "record(%s)" % ",".join(
+                    F.FAMILY_NAMES[f] for f in F.record_fields(det)), self.family))
+        return _xxh3(b, self._useed)
+
+    def contains(self, value: Any, type: TypeSpec = None) -> bool:
+        """False if the value was never added; True if it probably was.
+
+        The value's family comes from its Python type (see the package's
+        documentation) or from `type`, a SQL type name ('int4', 'float4',
+        'bpchar', 'numeric', 'timestamptz', ...; for a composite key a
+        sequence of them), in which case a str value is read as PostgreSQL
+        prints that type."""
+        if type is None and value.__class__ is int and self._family == F.INTEGER:
+            try:                                        # the fast path
+                h = _xxh3(_Q.pack(value), self._useed)
+            except struct.error:
+                raise ValueError("%d is out of the range of bigint" % value) from None
+        else:
+            h = self._hash(value, type)
+            if self._family == F.NONE:
+                return False
+        buf = self._buf
+        o = 64 + ((((h >> 32) * self._nblocks) >> 32) << 6)
+        left = self._k
+        for c in _GOLDEN:
+            z = (h + c) & _M
+            z = ((z ^ (z >> 30)) * _C1) & _M
+            z = ((z ^ (z >> 27)) * _C2) & _M
+            z ^= z >> 31
+            for _ in range(7 if left > 7 else left):
+                if not (buf[o + ((z >> 3) & 63)] >> (z & 7)) & 1:
+                    return False
+                z >>= 9
+            left -= 7
+            if left <= 0:
+                return True
+        return True  # pragma: no cover  (k <= 64 = 10 groups)
+
+    __contains__ = contains
+
+    def add(self, value: Any, type: TypeSpec = None) -> bool:
+        """Add a value (as bf_add); True if it turned on a bit.  An empty
+        filter takes the family of its first value."""
+        if self._family == F.NONE:
+            fam, det, _b = key_bytes(value, type, F.NONE, 0)
+            if fam == F.RECORD and F.OTHER in F.record_fields(det):
+                raise NonPortableError("a field of no portable family")
+            h = self._hash(value, type, check=False)
+            self._buf[8] = fam
+            struct.pack_into("<I", self._buf, 12, det)
+            self._family, self._detail = fam, det
+        else:
+            h = self._hash(value, type)
+        return self._add_hash(h)
+
+    def _add_hash(self, h: int) -> bool:
+        buf = self._buf
+        o = 64 + ((((h >> 32) * self._nblocks) >> 32) << 6)
+        changed = False
+        left = self._k
+        for c in _GOLDEN:
+            z = (h + c) & _M
+            z = ((z ^ (z >> 30)) * _C1) & _M
+            z = ((z ^ (z >> 27)) * _C2) & _M
+            z ^= z >> 31
+            for _ in range(7 if left > 7 else left):
+                i = o + ((z >> 3) & 63)
+                m = 1 << (z & 7)
+                if not buf[i] & m:
+                    buf[i] |= m
+                    changed = True
+                z >>= 9
+            left -= 7
+            if left <= 0:
+                break
+        if changed:
+            struct.pack_into("<Q", buf, 32, (self.inserted + 1) & _M)
+        return changed
+
+    # ------------------------------------------------------------------
+    def _combine(self, other: "BloomFilter", intersect: bool) -> "BloomFilter":
+        a, b = F.parse_header(self._buf), F.parse_header(other._buf)
+        for what, x, y in (("nbits", a.nblocks * F.BLOCK_BITS, b.nblocks * F.BLOCK_BITS),
+                           ("nhashes", a.nhashes, b.nhashes), ("seed", a.seed, b.seed)):
+            if x != y:
+                raise IncompatibleFiltersError("cannot combine bloomfilters with different "
+                                               "parameters: %s %d and %d" % (what, x, y))
+        if a.family != F.NONE and b.family != F.NONE and (a.family, a.detail) != (b.family, b.detail):
+            raise IncompatibleFiltersError("cannot combine bloomfilters of families %s and %s"
+                                           % (self.family, other.family))
+        n = len(self._buf) - F.HEADER_SIZE
+        x = int.from_bytes(self._buf[F.HEADER_SIZE:], "little")
+        y = int.from_bytes(other._buf[F.HEADER_SIZE:], "little")
+        z = (x & y) if intersect else (x | y)
+        fam, det, flags = (a.family, a.detail, a.flags) if a.family != F.NONE \
+            else (b.family, b.detail, b.flags)
+        est = _estimate_inserted(z.bit_count(), a.nblocks, a.nhashes)
+        if fam == F.NONE:
+            ins = 0
+        elif intersect:
+            ins = min(est, a.inserted, b.inserted)
+        else:
+            ins = est
+        h = F.Header(fam, flags, a.nhashes, det, a.seed, a.nblocks, ins, a.capacity, a.fpr)
+        return BloomFilter(h.pack() + z.to_bytes(n, "little"))
+
+    def union(self, other: "BloomFilter") -> "BloomFilter":
+        """bf_union: the filter of both filters' values (same nbits, nhashes
+        and seed; the result keeps this filter's capacity and target)."""
+        return self._combine(other, False)
+
+    def intersection(self, other: "BloomFilter") -> "BloomFilter":
+        """bf_intersect: bits set in both (its answers include every value
+        added to both, and more)."""
+        return self._combine(other, True)
+
+    __or__ = union
+    __and__ = intersection
+
+    # ------------------------------------------------------------------
+    def fpr(self) -> float:
+        """The false-positive rate of the bits as they are (FORMAT.md §6.2)."""
+        return self._fill()[1]
+
+    def _fill(self) -> tuple[int, float]:
+        k = self._k
+        pw = [(c / F.BLOCK_BITS) ** k for c in range(F.BLOCK_BITS + 1)]
+        buf = memoryview(self._buf)
+        total = 0
+        s = 0.0
+        frm = int.from_bytes
+        for o in range(F.HEADER_SIZE, len(buf), F.BLOCK_BYTES):
+            c = frm(buf[o:o + F.BLOCK_BYTES], "little").bit_count()
+            total += c
+            s += pw[c]
+        return total, s / self._nblocks
+
+    def cardinality(self) -> float:
+        """bf_cardinality: the estimated number of distinct values added."""
+        return _estimate_cardinality(self._fill()[0], self._nblocks, self._k)
+
+    def info(self) -> FilterInfo:
+        h = F.parse_header(self._buf)
+        bits_set, fpr = self._fill()
+        nbits = h.nblocks * F.BLOCK_BITS
+        return FilterInfo(
+            family=self.family, portable=not h.nonportable, nbits=nbits, nhashes=h.nhashes,
+            seed=h.seed, bytes=len(self._buf), capacity=h.capacity, target_fpr=h.fpr,
+            inserted=h.inserted, bits_set=bits_set, fill_ratio=bits_set / nbits,
+            estimated_cardinality=_estimate_cardinality(bits_set, h.nblocks, h.nhashes),
+            estimated_fpr=fpr,
+            saturated=(fpr > h.fpr) if h.fpr > 0.0 else bits_set > nbits / 2.0)
+
+
+def _estimate_cardinality(bits_set: int, nblocks: int, k: int) -> float:
+    m = float(nblocks * F.BLOCK_BITS)
+    if bits_set == 0:
+        return 0.0
+    if bits_set >= m:
+        return math.inf
+    return math.log1p(-bits_set / m) / math.log1p(-_bit_hit_probability(nblocks, k))
+
+
+def _estimate_inserted(bits_set: int, nblocks: int, k: int) -> int:
+    m = float(nblocks * F.BLOCK_BITS)
+    if bits_set == 0:
+        return 0
+    x = min(float(bits_set), m - 0.5)
+    return _round_half_away(math.log1p(-x / m) / math.log1p(-_bit_hit_probability(nblocks, k)))

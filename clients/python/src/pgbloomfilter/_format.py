@@ -1,0 +1,270 @@
+"""The bytes and the text form of a filter (docs/FORMAT.md §1 and §5).
+
+Parsing checks every rule the server checks, so that a value this module
+accepts is exactly a value PostgreSQL accepts.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+import struct
+from dataclasses import dataclass
+
+from .errors import FormatError, NonPortableError, TextFormatError
+
+MAGIC = b"BLMF"
+HEADER = struct.Struct("<4sHBBBBHIqQQqdQ")
+HEADER_SIZE = 64
+BLOCK_BYTES = 64
+BLOCK_BITS = 512
+MAX_BLOCKS = 1 << 23
+MAX_HASHES = 64
+MAX_FIELDS = 8
+
+I64_MIN = -(1 << 63)
+I64_MAX = (1 << 63) - 1
+U64_MAX = (1 << 64) - 1
+
+# element families (FORMAT.md §3)
+NONE, INTEGER, FLOAT, NUMERIC, TEXT, BYTEA, UUID, BOOLEAN, DATE, TIMESTAMP, \
+    TIMESTAMPTZ, ENUM, RECORD, OTHER = range(14)
+FAMILY_NAMES = ("none", "integer", "float", "numeric", "text", "bytea", "uuid",
+                "boolean", "date", "timestamp", "timestamptz", "enum", "record",
+                "other")
+FAMILY_IDS = {n: i for i, n in enumerate(FAMILY_NAMES)}
+
+
+def record_fields(detail: int) -> list[int]:
+    """The field families of a record's family detail (nibbles, field 1
+    lowest), or raise FormatError if they are not 1 to 8 valid families."""
+    nibbles = [(detail >> (4 * i)) & 15 for i in range(MAX_FIELDS)]
+    n = MAX_FIELDS
+    while n > 0 and nibbles[n - 1] == 0:
+        n -= 1
+    if n == 0:
+        raise FormatError("record family detail names no field")
+    fields = nibbles[:n]
+    for f in fields:
+        if f == NONE or f == RECORD or f > OTHER:
+            raise FormatError("record family detail %#x names an invalid field family" % detail)
+    return fields
+
+
+@dataclass(frozen=True)
+class Header:
+    """The header fields of a filter (FORMAT.md §1)."""
+    family: int
+    flags: int
+    nhashes: int
+    detail: int
+    seed: int
+    nblocks: int
+    inserted: int
+    capacity: int
+    fpr: float
+
+    @property
+    def nonportable(self) -> bool:
+        return bool(self.flags & 1)
+
+    def validate(self) -> None:
+        """The rules of §1 that do not concern the raw bytes."""
+        if self.family > OTHER:
+            raise FormatError("unknown element family %d" % self.family)
+        if self.flags & ~1:
+            raise FormatError("unknown flag bits %#x" % self.flags)
+        if not 1 <= self.nhashes <= MAX_HASHES:
+            raise FormatError("nhashes %d is not between 1 and 64" % self.nhashes)
+        if not 1 <= self.nblocks <= MAX_BLOCKS:
+            raise FormatError("nblocks %d is not between 1 and 2^23" % self.nblocks)
+        if math.isnan(self.fpr) or not 0.0 <= self.fpr < 1.0:
+            raise FormatError("target fpr %r is not in [0, 1)" % self.fpr)
+        if self.capacity < 0:
+            raise FormatError("capacity %d is negative" % self.capacity)
+        if self.family == NONE and self.inserted != 0:
+            raise FormatError("an empty filter (family none) with inserted = %d" % self.inserted)
+        nonportable = self.family == OTHER
+        if self.family == RECORD:
+            nonportable = OTHER in record_fields(self.detail)
+        elif self.family == OTHER:
+            if self.detail == 0:
+                raise FormatError("family other with type OID 0")
+        elif self.detail != 0:
+            raise FormatError("family detail %#x must be 0 for family %s"
+                              % (self.detail, FAMILY_NAMES[self.family]))
+        if bool(self.flags & 1) != nonportable:
+            raise FormatError("the non-portable flag disagrees with family %s"
+                              % FAMILY_NAMES[self.family])
+
+    def pack(self) -> bytes:
+        return HEADER.pack(MAGIC, 1, 1, 1, self.family, self.flags, self.nhashes,
+                           self.detail, self.seed, self.nblocks, self.inserted,
+                           self.capacity, self.fpr, 0)
+
+    def family_text(self) -> str:
+        if self.family == RECORD:
+            return "record(%s)" % ",".join(FAMILY_NAMES[f] for f in record_fields(self.detail))
+        if self.family == OTHER:
+            raise NonPortableError("the text form of a filter of family other names a "
+                                   "PostgreSQL type (OID %d) that only the server can "
+                                   "resolve" % self.detail)
+        return FAMILY_NAMES[self.family]
+
+
+def parse_header(data: bytes | bytearray | memoryview) -> Header:
+    """Parse and validate a whole value's bytes; returns its header."""
+    n = len(data)
+    if n < HEADER_SIZE:
+        raise FormatError("%d bytes is shorter than the 64-byte header" % n)
+    (magic, version, layout, hashfn, family, flags, nhashes, detail, seed, nblocks,
+     inserted, capacity, fpr, reserved) = HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise FormatError("not a bloomfilter value (magic %r)" % bytes(magic))
+    if version != 1:
+        raise FormatError("unknown format version %d" % version)
+    if layout != 1:
+        raise FormatError("unknown layout %d" % layout)
+    if hashfn != 1:
+        raise FormatError("unknown hash function %d" % hashfn)
+    if reserved != 0:
+        raise FormatError("the reserved header field is not 0")
+    if not 1 <= nblocks <= MAX_BLOCKS:
+        raise FormatError("nblocks %d is not between 1 and 2^23" % nblocks)
+    if n != HEADER_SIZE + BLOCK_BYTES * nblocks:
+        raise FormatError("%d bytes, but %d blocks need %d"
+                          % (n, nblocks, HEADER_SIZE + BLOCK_BYTES * nblocks))
+    h = Header(family, flags, nhashes, detail, seed, nblocks, inserted, capacity, fpr)
+    h.validate()
+    return h
+
+
+# ---------------------------------------------------------------------------
+# §5 text form
+
+_TEXT_KEYS = ("layout", "hash", "family", "nhashes", "nbits", "seed", "capacity",
+              "fpr", "inserted", "bits")
+_DIGITS = re.compile(r"[0-9]{1,20}\Z")
+# what the server's strtod-based reader accepts, less its locale-dependent
+# and hexadecimal forms (FORMAT.md §5 prints the shortest decimal)
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
+_B64 = re.compile(r"[A-Za-z0-9+/]*={0,2}\Z")
+
+
+def _uint(s: str, what: str, hi: int = U64_MAX) -> int:
+    if not _DIGITS.match(s):
+        raise FormatError("%s=%r is not a number" % (what, s))
+    v = int(s)
+    if v > hi:
+        raise FormatError("%s=%s is out of range" % (what, s))
+    return v
+
+
+def _int(s: str, what: str) -> int:
+    neg = s.startswith("-")
+    u = _uint(s[1:] if neg else s, what)
+    v = -u if neg else u
+    if not I64_MIN <= v <= I64_MAX:
+        raise FormatError("%s=%s is out of range" % (what, s))
+    return v
+
+
+def _family(s: str) -> tuple[int, int]:
+    if s.startswith("record(") and s.endswith(")"):
+        names = s[7:-1].split(",")
+        if len(names) > MAX_FIELDS:
+            raise FormatError("a record of more than 8 fields")
+        detail = 0
+        for i, n in enumerate(names):
+            f = FAMILY_IDS.get(n)
+            if f is None or f == NONE or f == RECORD:
+                raise FormatError("bad record field family %r" % n)
+            detail |= f << (4 * i)
+        return RECORD, detail
+    if s.startswith("other(") and s.endswith(")"):
+        raise NonPortableError("the filter holds values of the PostgreSQL type %s, which "
+                               "only the server can hash; read its bytes instead" % s[6:-1])
+    f = FAMILY_IDS.get(s)
+    if f is None or f == RECORD or f == OTHER:
+        raise FormatError("unknown element family %r" % s)
+    return f, 0
+
+
+def parse_text(s: str) -> bytes:
+    """The bytes of a filter given in the text form (validated)."""
+    try:
+        return _parse_text(s)
+    except TextFormatError:
+        raise
+    except FormatError as e:
+        raise TextFormatError(str(e)) from None
+
+
+def _parse_text(s: str) -> bytes:
+    toks = s.split(" ")
+    if len(toks) != 11 or toks[0] != "bloomfilter:1":
+        raise FormatError("not the text form of a bloomfilter (\"bloomfilter:1 layout=...\")")
+    vals = []
+    for key, tok in zip(_TEXT_KEYS, toks[1:]):
+        if not tok.startswith(key + "="):
+            raise FormatError("expected %s= in the text form" % key)
+        vals.append(tok[len(key) + 1:])
+    layout, hashfn, fam, k, nbits, seed, cap, fpr, ins, bits = vals
+    if layout != "blocked":
+        raise FormatError("unknown layout %r" % layout)
+    if hashfn != "xxh3_64":
+        raise FormatError("unknown hash function %r" % hashfn)
+    family, detail = _family(fam)
+    k = _uint(k, "nhashes")
+    if not 1 <= k <= MAX_HASHES:
+        raise FormatError("nhashes %d is not between 1 and 64" % k)
+    nb = _uint(nbits, "nbits")
+    if nb == 0 or nb % BLOCK_BITS or nb // BLOCK_BITS > MAX_BLOCKS:
+        raise FormatError("nbits %d is not a positive multiple of 512 up to 2^32" % nb)
+    seedv = _int(seed, "seed")
+    capv = _int(cap, "capacity")
+    if capv < 0:
+        raise FormatError("capacity %d is negative" % capv)
+    m = _FLOAT.match(fpr)
+    if not m:
+        raise FormatError("fpr=%r is not a number" % fpr)
+    fprv = float(fpr)
+    if fprv == 0.0 and m.group(1).strip("0.") != "":
+        raise FormatError("fpr=%s underflows to 0" % fpr)    # as the server's strtod
+    if not 0.0 <= fprv < 1.0:
+        raise FormatError("fpr %r is not in [0, 1)" % fpr)
+    insv = _uint(ins, "inserted")
+    nbytes = nb // 8
+    if len(bits) != 4 * ((nbytes + 2) // 3) or not _B64.match(bits):
+        raise FormatError("bits= is not the base64 of %d bytes" % nbytes)
+    try:
+        raw = base64.b64decode(bits, validate=True)
+    except (binascii.Error, ValueError):
+        raise FormatError("bits= is not valid base64") from None
+    if len(raw) != nbytes or base64.b64encode(raw).decode("ascii") != bits:
+        raise FormatError("bits= is not the canonical base64 of %d bytes" % nbytes)
+    flags = 1 if family == RECORD and OTHER in record_fields(detail) else 0
+    h = Header(family, flags, k, detail, seedv, nb // BLOCK_BITS, insv, capv, fprv)
+    h.validate()
+    return h.pack() + raw
+
+
+def format_fpr(x: float) -> str:
+    """The shortest text that reads back to the same float8, as
+    PostgreSQL prints it (FORMAT.md §5)."""
+    if x == 0.0:
+        return "-0" if math.copysign(1.0, x) < 0 else "0"
+    s = repr(x)                         # Python's repr is that shortest text
+    return s[:-2] if s.endswith(".0") else s
+
+
+def to_text(header: Header, bits: bytes | bytearray | memoryview) -> str:
+    return " ".join((
+        "bloomfilter:1", "layout=blocked", "hash=xxh3_64",
+        "family=" + header.family_text(), "nhashes=%d" % header.nhashes,
+        "nbits=%d" % (header.nblocks * BLOCK_BITS), "seed=%d" % header.seed,
+        "capacity=%d" % header.capacity, "fpr=" + format_fpr(header.fpr),
+        "inserted=%d" % header.inserted,
+        "bits=" + base64.b64encode(bytes(bits)).decode("ascii")))

@@ -1,0 +1,61 @@
+"""psycopg 3 integration: load `bloomfilter` results (text or binary) as
+BloomFilter objects, and send BloomFilter parameters as `bloomfilter`.
+
+    import psycopg, pgbloomfilter.adapt
+    conn = psycopg.connect(...)
+    pgbloomfilter.adapt.register(conn)
+    f = conn.execute("SELECT bf_tracked_filter('users', 'id')").fetchone()[0]
+
+A `bytea` result (`f::bytea`) is plain bytes: BloomFilter(b) reads it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from psycopg import adapt, pq
+from psycopg.types import TypeInfo
+
+from ._filter import BloomFilter
+
+
+class BloomFilterLoader(adapt.Loader):
+    """The text form (FORMAT.md §5)."""
+    format = pq.Format.TEXT
+
+    def load(self, data: Any) -> BloomFilter:
+        return BloomFilter.from_text(bytes(data).decode("ascii"))
+
+
+class BloomFilterBinaryLoader(adapt.Loader):
+    """The binary form: the value's bytes (FORMAT.md §1)."""
+    format = pq.Format.BINARY
+
+    def load(self, data: Any) -> BloomFilter:
+        return BloomFilter(data)
+
+
+class BloomFilterBinaryDumper(adapt.Dumper):
+    format = pq.Format.BINARY
+
+    def dump(self, obj: BloomFilter) -> bytes:
+        return obj.to_bytes()
+
+
+def register(context: Any, name: str = "bloomfilter", oid: Optional[int] = None) -> int:
+    """Register the loaders (and a dumper) of the type `name` on a
+    connection or cursor (`context`); returns the type's OID.  Give `oid`
+    to skip the catalog lookup (then `context` may be any adapt context)."""
+    if oid is None:
+        conn = getattr(context, "connection", context)
+        info = TypeInfo.fetch(conn, name)
+        if info is None:
+            raise LookupError("type %r not found: is the bloomfilter extension installed "
+                              "and its schema on the search_path?" % name)
+        oid = info.oid
+    adapters = context.adapters
+    adapters.register_loader(oid, BloomFilterLoader)
+    adapters.register_loader(oid, BloomFilterBinaryLoader)
+    dumper = type("BloomFilterDumper", (BloomFilterBinaryDumper,), {"oid": oid})
+    adapters.register_dumper(BloomFilter, dumper)
+    return oid
