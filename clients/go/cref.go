@@ -1,8 +1,9 @@
-//go:build libxxhash
+//go:build cref
 
-// The reference XXH3 of libxxhash (Debian libxxhash-dev), compiled only
-// with the build tag libxxhash, for xxh3_libxxhash_test.go to check the
-// pure-Go XXH3 against (cgo is not allowed in test files).
+// C references for cref_test.go, compiled only with the build tag cref
+// (cgo is not allowed in test files): libxxhash's XXH3 (Debian
+// libxxhash-dev), against which the pure-Go XXH3 is checked, and the C
+// library's strtod, with which the server reads a text form's fpr.
 
 package bloomfilter
 
@@ -10,6 +11,8 @@ package bloomfilter
 #cgo LDFLAGS: -lxxhash
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <xxhash.h>
 
 static void
@@ -18,6 +21,16 @@ hash_batch(const unsigned char *buf, const int64_t *off, const int64_t *len,
 {
 	for (int i = 0; i < n; i++)
 		out[i] = XXH3_64bits_withSeed(buf + off[i], (size_t) len[i], seed);
+}
+
+static int
+strtod_ok(const char *s, double *out)
+{
+	char	   *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return errno == 0 && *end == '\0' && end != s;
 }
 */
 import "C"
@@ -39,4 +52,14 @@ func libxxh3Batch(buf []byte, off, length []int64, seed uint64) []uint64 {
 		C.int(len(off)), C.uint64_t(seed),
 		(*C.uint64_t)(unsafe.Pointer(&out[0])))
 	return out
+}
+
+// cStrtod reports what the server's fpr parsing sees: strtod's result and
+// whether it consumed everything without setting errno.
+func cStrtod(s string) (float64, bool) {
+	cs := C.CString(s)
+	defer C.free(unsafe.Pointer(cs))
+	var out C.double
+	ok := C.strtod_ok(cs, &out) != 0
+	return float64(out), ok
 }
