@@ -14,13 +14,15 @@ OBJS_VALUE = src/bloom_core.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
 	src/bf_ops.o src/bf_agg.o
 
 # sliding-window and scalable filters
-OBJS_WINDOW =
+OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
+	src/bf_window_ops.o src/bf_window_agg.o
 
 # the index access method and the functions reading an index
 OBJS_INDEX = src/bf_am.o src/bf_index.o
 
 # tracked filters: registry, management, lookups, triggers, DDL upkeep
-OBJS_TRACK = src/bf_track.o src/bf_trigger.o
+OBJS_TRACK = src/bf_registry.o src/bf_track_objects.o src/bf_track_manage.o \
+	src/bf_track_lookup.o src/bf_track_ddl.o src/bf_trigger.o
 
 OBJS = $(OBJS_COMMON) $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)
 
@@ -31,11 +33,11 @@ DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
 # pg_regress suites, in order (setup creates the extension)
 REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates
 
-REGRESS_WINDOW =
+REGRESS_WINDOW = window
 
 REGRESS_INDEX = index
 
-REGRESS_TRACK = track track_index
+REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign
 
 REGRESS_DOCS =
 

@@ -231,8 +231,17 @@ RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;
 RESET parallel_setup_cost;
 
--- the support functions cannot be called outside an aggregate
-SELECT bf_agg_filter_serialize(NULL::internal);
+-- the support functions cannot be called outside an aggregate (the
+-- server refuses a value of type internal, in words that differ between
+-- minor releases: show only whether the call was refused)
+DO $$
+BEGIN
+	PERFORM bf_agg_filter_serialize(NULL::internal);
+	RAISE EXCEPTION 'bf_agg_filter_serialize ran outside an aggregate';
+EXCEPTION WHEN OTHERS THEN
+	RAISE NOTICE 'refused: %', SQLERRM NOT LIKE 'bf_agg_filter_serialize ran%';
+END
+$$;
 
 -- the auto-sized form stops at 2^24 distinct values (about 6 s here)
 SELECT bf_agg(x) IS NULL FROM (SELECT generate_series(1, 16777300) AS x) s;

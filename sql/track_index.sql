@@ -32,9 +32,11 @@ ROLLBACK;
 SELECT bf_might_contain('ti_users', 'email', 'user4999@example.com') AS still_there;
 
 -- the filter as a value agrees with the index on every key
-SELECT count(*) FILTER (WHERE bf_contains(bf_tracked_filter('ti_users', 'email'), 'k' || g)
-                         <> bf_might_contain('ti_users', 'email', 'k' || g)) AS disagreements
-FROM generate_series(1, 20000) g;
+SELECT count(*) FILTER (WHERE bf_contains((SELECT bf_tracked_filter('ti_users', 'email')), k)
+                         <> bf_might_contain('ti_users', 'email', k)) AS disagreements,
+       count(*) FILTER (WHERE bf_might_contain('ti_users', 'email', k)) >= 5000 AS members_positive
+FROM (SELECT 'user' || g || '@example.com' FROM generate_series(1, 5000) g
+      UNION ALL SELECT 'k' || g FROM generate_series(1, 5000) g) AS keys(k);
 
 -- the view reads its figures from the index
 SELECT estimated_cardinality BETWEEN 4500 AND 5500 AS cardinality_ok, fill_ratio > 0 AS filled,

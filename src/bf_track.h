@@ -1,8 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * bf_track.h
- *	  Declarations shared by the tracked-filter code: the registry
- *	  (bf_track.c) and the trigger functions (bf_trigger.c).
+ *	  Declarations shared by the tracked-filter code:
+ *
+ *	  bf_registry.c      the registry tables, the extension's per-backend
+ *	                     state, SPI helpers and the cache of detoasted filters
+ *	  bf_track_objects.c the objects that keep a filter current: the sync
+ *	                     triggers, the bloomfilter index, filling from a table
+ *	  bf_track_manage.c  bf_track, bf_untrack, bf_rebuild
+ *	  bf_track_lookup.c  bf_might_contain, bf_tracked_filter, the view helpers
+ *	  bf_track_ddl.c     the DDL event trigger
+ *	  bf_trigger.c       the sync trigger and bf_sync_into
  *
  *-------------------------------------------------------------------------
  */
@@ -11,7 +19,9 @@
 
 #include "bloomfilter.h"
 
-/* attribute numbers of bf_registry (sql/bloomfilter--1.0.sql) */
+#include "nodes/pg_list.h"
+
+/* attribute numbers of bf_registry as created by 1.0 (never reordered) */
 #define Anum_bf_registry_id			1
 #define Anum_bf_registry_tbl		2
 #define Anum_bf_registry_col		3
@@ -20,28 +30,46 @@
 #define Anum_bf_registry_fpr		6
 #define Anum_bf_registry_filter		7
 #define Anum_bf_registry_deleted	8
-#define Natts_bf_registry			8
 
 /* names of the sync triggers of registry row id: bf_sync_<id>_<suffix> */
-#define BF_TRIGGER_SUFFIXES {"ins", "upd", "del", "trunc"}
+#define BF_NTRIGGERS 4
+extern const char *const bf_trigger_suffixes[BF_NTRIGGERS];
 
 /* the search_path every SPI query of the extension runs under */
 #define BF_SAFE_SEARCH_PATH "pg_catalog, pg_temp"
 
+/* the NULL-capacity rule: max(BF_MIN_CAPACITY, BF_GROWTH * rows) */
+#define BF_MIN_CAPACITY 1000
+#define BF_GROWTH		2
+
 /*
- * SPI context of the extension: the schema, the qualified registry name,
- * the registry owner, and the saved user / GUC state to restore.
+ * The extension as this backend found it: its schema, the registry and
+ * its indexes, and which columns 1.1 added to the registry (0 while the
+ * catalog is still 1.0's, until ALTER EXTENSION UPDATE).  Rebuilt after
+ * any invalidation of the registry or of pg_proc.
  */
-typedef struct BfSpiContext
+#define BF_QUALNAME_LEN (4 * NAMEDATALEN + 8)
+
+typedef struct BfExt
 {
 	Oid			nsp;
-	char	   *nspname;		/* quoted */
-	char	   *registry;		/* quoted and qualified */
-	char	   *registry_attnum;	/* quoted and qualified */
-	Oid			save_userid;
-	int			save_sec_context;
-	int			save_nestlevel;
-} BfSpiContext;
+	char		nspname[BF_QUALNAME_LEN];	/* quoted */
+	char		registry[BF_QUALNAME_LEN];	/* quoted and qualified */
+	char		registry_attnum[BF_QUALNAME_LEN];	/* quoted and qualified */
+	Oid			registry_relid;
+	Oid			registry_pkey;
+	Oid			registry_tbl_col_key;
+	Oid			registry_attnum_relid;
+	Oid			registry_attnum_pkey;
+	Oid			registry_owner;
+	Oid			sync_fn;		/* bf_track_sync() */
+	Oid			bftype;			/* the bloomfilter type */
+	AttrNumber	att_stale;		/* text: why the filter is stale, or NULL */
+	AttrNumber	att_created_index;	/* name of the index bf_track made */
+	AttrNumber	att_version;	/* bigint: changes with every filter write */
+} BfExt;
+
+extern const BfExt *bf_ext(Oid fn_oid, bool missing_ok);
 
 /* a registry row as read by bf_registry_fetch */
 typedef struct RegRow
@@ -49,22 +77,71 @@ typedef struct RegRow
 	int64		id;
 	Oid			tbl;
 	NameData	col;
-	struct varlena *filter_raw; /* as stored (maybe a TOAST pointer), or NULL */
 	bool		use_index;		/* method 'index': the filter is an index */
-	Oid			index;			/* that index, once looked up */
+	int64		capacity;
+	double		fpr;
+	char	   *stale;			/* why the filter is stale, or NULL */
+	bool		has_created_index;
+	NameData	created_index;	/* when has_created_index */
+	bool		has_version;
+	int64		version;
+	struct varlena *filter_raw; /* as stored (maybe a TOAST pointer), or NULL */
 } RegRow;
 
-extern bool bf_registry_fetch(Oid nsp, int64 id, Oid relid, const char *colname,
-							  bool latest, RegRow *out);
+extern void bf_not_tracked(Oid relid, const char *colname);
+extern bool bf_registry_fetch(const BfExt *ext, int64 id, Oid relid,
+							  const char *colname, bool latest, RegRow *out);
+extern bool bf_registry_attnum(const BfExt *ext, int64 id, AttrNumber *attnum,
+							   Oid *typid, Oid *collid);
 extern BfFilter bf_registry_filter(RegRow *r);
 extern bool bf_registry_filter_cached(RegRow *r, BfFilter *f);
-extern Oid	bf_ext_namespace(Oid fn_oid);
-extern Oid	bf_type_oid(Oid nsp);
+extern void bf_registry_changed(const BfExt *ext);
+
+/* lookups keep a cache that registry and catalog invalidations flush */
+extern void bf_lookup_invalidate(Oid relid);
+
+/*
+ * SPI under the safe search_path.  Statements run as the caller unless
+ * bracketed by bf_as_owner / bf_as_caller: the registry is written as its
+ * owner (whose rights the caller does not need), while DDL that creates
+ * objects on the caller's tables runs with the caller's own rights.
+ */
+typedef struct BfSpiContext
+{
+	const BfExt *ext;
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+} BfSpiContext;
+
 extern void bf_spi_begin(BfSpiContext *cx, Oid fn_oid, bool as_owner);
 extern void bf_spi_end(BfSpiContext *cx);
-extern int64 bf_fill_from_rel(BfSpiContext *cx, BfFilter *f, Oid relid,
-							  const char *colname, bool only, const char *what);
+extern void bf_as_owner(BfSpiContext *cx);
+extern void bf_as_caller(BfSpiContext *cx);
+extern void bf_spi_exec(const char *sql, int nargs, Oid *types, Datum *values,
+						int expect);
+extern void bf_spi_ddl(const char *sql);
+extern bool bf_in_own_ddl(void);
+extern uint64 bf_spi_ids(const char *sql, int nargs, Oid *types, Datum *values,
+						 int64 **ids, Oid **rels);
+extern void bf_registry_mark_stale(BfSpiContext *cx, int64 id, const char *why);
+extern void bf_registry_delete(BfSpiContext *cx, int64 id);
+extern char *bf_qualified_rel(Oid relid);
+
+/* bf_track_objects.c */
+extern List *bf_tree_members(Oid relid);
+extern bool bf_in_tree(Oid relid, Oid root);
+extern void bf_check_no_children(Oid relid, const char *what);
+extern Oid	bf_find_bloom_index(Oid relid, AttrNumber attnum, Oid *invalid);
+extern List *bf_index_leaves(Oid indexoid);
+extern bool bf_index_usable(Oid indexoid);
 extern void bf_install_triggers(BfSpiContext *cx, int64 id, Oid relid);
+extern void bf_install_missing_triggers(BfSpiContext *cx, int64 id, Oid root);
+extern void bf_drop_triggers(BfSpiContext *cx, int64 id, bool stale_only);
+extern char *bf_sync_trigger_problem(const BfExt *ext, int64 id, Oid root);
+extern bool bf_parse_trigger_name(const char *name, int64 *id, int *suffix);
+extern int64 bf_fill_from_rel(BfFilter *f, Oid relid, const char *colname,
+							  bool only, const char *what);
 extern BfFilter bf_detoast_copy(Datum d);
 
 #endif							/* BF_TRACK_H */

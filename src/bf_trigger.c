@@ -12,6 +12,9 @@
  *	                  rows' values to per-group filters stored in another
  *	                  table, one UPDATE per statement.
  *
+ * Both are executable by PUBLIC (CREATE TRIGGER needs EXECUTE on them, also
+ * in a restore by a table's owner), so each checks where it may act.
+ *
  *-------------------------------------------------------------------------
  */
 #include "bf_track.h"
@@ -23,6 +26,8 @@
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "catalog/pg_class.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -30,7 +35,11 @@
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/tuplestore.h"
+
+/* bf_funcs.c */
+extern Datum bf_clear(PG_FUNCTION_ARGS);
 
 static void
 check_statement_trigger(TriggerData *td, const char *fname)
@@ -77,8 +86,12 @@ transition_end(TransitionScan *scan)
 
 /* ---- bf_track_sync ---- */
 
-/* statements on the registry, prepared once per backend (and schema) */
-static Oid	plans_nsp = InvalidOid;
+/*
+ * Statements on the registry, prepared once per backend (and registry
+ * layout: 1.1 added the version column).
+ */
+static Oid	plans_registry = InvalidOid;
+static AttrNumber plans_version;
 static SPIPlanPtr plan_lock;
 static SPIPlanPtr plan_update;
 static SPIPlanPtr plan_deleted;
@@ -95,33 +108,36 @@ keep(const char *sql, int nargs, Oid *types)
 }
 
 static void
-prepare_plans(BfSpiContext *cx)
+prepare_plans(const BfExt *ext)
 {
 	Oid			types[2] = {INT8OID, InvalidOid};
+	const char *version = ext->att_version ? ", version = DEFAULT" : "";
 
-	if (plans_nsp == cx->nsp)
+	if (plans_registry == ext->registry_relid && plans_version == ext->att_version)
 		return;
-	if (OidIsValid(plans_nsp))
+	if (OidIsValid(plans_registry))
 	{
 		SPI_freeplan(plan_lock);
 		SPI_freeplan(plan_update);
 		SPI_freeplan(plan_deleted);
 		SPI_freeplan(plan_truncate);
-		plans_nsp = InvalidOid;
+		plans_registry = InvalidOid;
 	}
-	plan_lock = keep(psprintf("SELECT filter FROM %s WHERE id = $1 FOR UPDATE", cx->registry),
+	plan_lock = keep(psprintf("SELECT filter FROM %s WHERE id = $1 FOR UPDATE", ext->registry),
 					 1, types);
-	types[1] = bf_type_oid(cx->nsp);
-	plan_update = keep(psprintf("UPDATE %s SET filter = $2 WHERE id = $1", cx->registry),
+	types[1] = ext->bftype;
+	plan_update = keep(psprintf("UPDATE %s SET filter = $2%s WHERE id = $1",
+								ext->registry, version),
 					   2, types);
+	plan_truncate = keep(psprintf("UPDATE %s SET filter = $2, deleted_since_rebuild = 0%s "
+								  "WHERE id = $1", ext->registry, version),
+						 2, types);
 	types[1] = INT8OID;
 	plan_deleted = keep(psprintf("UPDATE %s SET deleted_since_rebuild = deleted_since_rebuild + $2 "
-								 "WHERE id = $1", cx->registry),
+								 "WHERE id = $1", ext->registry),
 						2, types);
-	plan_truncate = keep(psprintf("UPDATE %s SET filter = %s.bf_clear(filter), deleted_since_rebuild = 0 "
-								  "WHERE id = $1", cx->registry, cx->nspname),
-						 1, types);
-	plans_nsp = cx->nsp;
+	plans_registry = ext->registry_relid;
+	plans_version = ext->att_version;
 }
 
 static void
@@ -130,7 +146,7 @@ run_plan(SPIPlanPtr plan, Datum *values, int expect)
 	int			rc = SPI_execute_plan(plan, values, NULL, false, 0);
 
 	if (rc != expect)
-		elog(ERROR, "SPI_execute_plan failed: %d", rc);
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
 }
 
 /*
@@ -148,6 +164,7 @@ all_present(TransitionScan *scan, AttrNumber attnum, BfTypeInfo *ti, BfFilter *f
 		Datum		v = slot_getattr(scan->slot, attnum, &isnull);
 		uint64		h;
 
+		CHECK_FOR_INTERRUPTS();
 		if (isnull)
 			continue;
 		if (ti->family == BF_FAMILY_RECORD)
@@ -159,6 +176,22 @@ all_present(TransitionScan *scan, AttrNumber attnum, BfTypeInfo *ti, BfFilter *f
 			return false;
 	}
 	return true;
+}
+
+/* may the user firing the trigger read the tracked column, every row of it? */
+static bool
+may_read_column(RegRow *r)
+{
+	Oid			userid = GetUserId();
+	AttrNumber	attnum;
+
+	if (check_enable_rls(r->tbl, InvalidOid, true) == RLS_ENABLED)
+		return false;
+	if (pg_class_aclcheck(r->tbl, userid, ACL_SELECT) == ACLCHECK_OK)
+		return true;
+	attnum = get_attnum(r->tbl, NameStr(r->col));
+	return attnum > 0 &&
+		pg_attribute_aclcheck(r->tbl, attnum, userid, ACL_SELECT) == ACLCHECK_OK;
 }
 
 static void
@@ -177,6 +210,7 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	BfAdder		adder;
 	Datum		values[2];
 	bool		isnull;
+	bool		reader = may_read_column(r);
 	uint64		before;
 
 	if (attnum == InvalidAttrNumber)
@@ -193,9 +227,12 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	 * an UPDATE of another column).  Only when that filter is at hand
 	 * without a detoast; and sound without a lock because from now on bits
 	 * are only added: TRUNCATE and bf_rebuild, which reset bits, lock the
-	 * table against writers such as this transaction.
+	 * table against writers such as this transaction.  Only for users who
+	 * may read the column: for others, whether the registry row gets
+	 * locked and written would tell whether their values were in the
+	 * filter already.
 	 */
-	if (bf_registry_filter_cached(r, &f))
+	if (reader && bf_registry_filter_cached(r, &f))
 	{
 		bool		present;
 
@@ -208,7 +245,7 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 
 	/* lock the registry row, read its latest version, add, write once */
 	bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
-	prepare_plans(cx);
+	prepare_plans(cx->ext);
 	values[0] = Int64GetDatum(r->id);
 	run_plan(plan_lock, values, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -231,17 +268,54 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	{
 		Datum		v = slot_getattr(scan.slot, attnum, &isnull);
 
+		CHECK_FOR_INTERRUPTS();
 		if (!isnull)
 			bf_adder_add(&adder, v);
 	}
 	transition_end(&scan);
 	bf_adder_finish(&adder);
-	if (f.hdr.inserted != before)
+	if (f.hdr.inserted != before || !reader)
 	{
 		values[1] = PointerGetDatum(f.vl);
 		run_plan(plan_update, values, SPI_OK_UPDATE);
 	}
 	bf_spi_end(cx);
+}
+
+/* TRUNCATE of the tracked table: an empty filter of the same size */
+static void
+clear_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id)
+{
+	Datum		values[2];
+	bool		isnull;
+
+	bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
+	prepare_plans(cx->ext);
+	values[0] = Int64GetDatum(id);
+	run_plan(plan_lock, values, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+	{
+		values[1] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		if (!isnull)
+		{
+			values[1] = DirectFunctionCall1(bf_clear, values[1]);
+			run_plan(plan_truncate, values, SPI_OK_UPDATE);
+		}
+	}
+	bf_spi_end(cx);
+}
+
+/* the suffix of the trigger bf_track installs for this event */
+static int
+event_suffix(TriggerData *td)
+{
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		return 0;
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		return 1;
+	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+		return 2;
+	return 3;
 }
 
 PG_FUNCTION_INFO_V1(bf_track_sync);
@@ -251,6 +325,8 @@ bf_track_sync(PG_FUNCTION_ARGS)
 	TriggerData *td;
 	Trigger    *tg;
 	int64		id;
+	int64		name_id;
+	int			suffix;
 	RegRow		r;
 	BfSpiContext cx;
 	Datum		values[2];
@@ -262,16 +338,36 @@ bf_track_sync(PG_FUNCTION_ARGS)
 	td = (TriggerData *) fcinfo->context;
 	tg = td->tg_trigger;
 	check_statement_trigger(td, "bf_track_sync");
-	if (tg->tgnargs != 1)
+
+	/*
+	 * Only the triggers bf_track installs act: named after their registry
+	 * row and event, with the row's id as argument.  Anyone may attach this
+	 * function to a table of their own, and its argument is visible in
+	 * pg_trigger, so the name alone is no proof: the firing table must
+	 * also be the row's table or one of its partitions, where only the
+	 * table's owner can have put it.
+	 */
+	if (tg->tgnargs != 1 ||
+		!bf_parse_trigger_name(tg->tgname, &name_id, &suffix) ||
+		suffix != event_suffix(td))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("bf_track_sync takes the registry id as its only argument"),
+				 errmsg("trigger \"%s\" was not created by bf_track", tg->tgname),
 				 errhint("Create tracked filters with bf_track, not by hand.")));
 	id = DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(tg->tgargs[0])));
+	if (id != name_id)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("trigger \"%s\" was not created by bf_track", tg->tgname),
+				 errhint("Create tracked filters with bf_track, not by hand.")));
 
 	/* no registry row (e.g. a schema-only restore): nothing to keep in sync */
-	if (!bf_registry_fetch(bf_ext_namespace(fcinfo->flinfo->fn_oid), id,
-						   InvalidOid, NULL, true, &r))
+	if (!bf_registry_fetch(bf_ext(fcinfo->flinfo->fn_oid, false), id,
+						   InvalidOid, NULL, true, &r) ||
+		r.use_index)
+		return PointerGetDatum(NULL);
+	/* not the tracked table (e.g. a partition detached since): not its filter */
+	if (!bf_in_tree(RelationGetRelid(td->tg_relation), r.tbl))
 		return PointerGetDatum(NULL);
 
 	if (TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
@@ -295,7 +391,7 @@ bf_track_sync(PG_FUNCTION_ARGS)
 		if (n > 0)
 		{
 			bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
-			prepare_plans(&cx);
+			prepare_plans(cx.ext);
 			values[0] = Int64GetDatum(id);
 			values[1] = Int64GetDatum(n);
 			run_plan(plan_deleted, values, SPI_OK_UPDATE);
@@ -309,13 +405,7 @@ bf_track_sync(PG_FUNCTION_ARGS)
 		 * partition's leaves the other partitions' values in place.
 		 */
 		if (r.tbl == RelationGetRelid(td->tg_relation))
-		{
-			bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
-			prepare_plans(&cx);
-			values[0] = Int64GetDatum(id);
-			run_plan(plan_truncate, values, SPI_OK_UPDATE);
-			bf_spi_end(&cx);
-		}
+			clear_filter(fcinfo, &cx, id);
 	}
 	return PointerGetDatum(NULL);
 }
@@ -462,18 +552,39 @@ bf_sync_into(PG_FUNCTION_ARGS)
 	if (list_length(names) == 1)
 		names = lcons(makeString(get_namespace_name(RelationGetNamespace(src))), names);
 	tgtid = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, false);
+	if (get_rel_relkind(tgtid) != RELKIND_RELATION &&
+		get_rel_relkind(tgtid) != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("bf_sync_into: target \"%s\" is not a table", args[0])));
 
 	src_key = column_of(srcid, args[3], "source_key_column");
 	src_val = column_of(srcid, args[4], "source_value_column");
 	(void) column_of(tgtid, args[1], "target_key_column");
 	tgt_filter = column_of(tgtid, args[2], "target_filter_column");
-	nsp = bf_ext_namespace(fcinfo->flinfo->fn_oid);
-	bftype = bf_type_oid(nsp);
+	nsp = bf_ext(fcinfo->flinfo->fn_oid, false)->nsp;
+	bftype = bf_ext(fcinfo->flinfo->fn_oid, false)->bftype;
 	if (get_atttype(tgtid, tgt_filter) != bftype)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("bf_sync_into: target_filter_column \"%s\" is not of type bloomfilter",
 						args[2])));
+
+	/*
+	 * Who may make a trigger write into which table: the UPDATE below runs
+	 * as the user firing the trigger, who needs the rights for it; and the
+	 * owner of the source table, who (or whose delegate) made the trigger,
+	 * must be allowed to update the target's filter column too.  Otherwise
+	 * an owner could make other users write, with their rights, into a
+	 * table the owner may not touch.
+	 */
+	if (pg_class_aclcheck(tgtid, src->rd_rel->relowner, ACL_UPDATE) != ACLCHECK_OK &&
+		pg_attribute_aclcheck(tgtid, tgt_filter, src->rd_rel->relowner, ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("bf_sync_into: the owner of table \"%s\" may not update column \"%s\" of table \"%s\"",
+						RelationGetRelationName(src), args[2], get_rel_name(tgtid)),
+				 errdetail("A bf_sync_into trigger writes only into columns the owner of its table may update.")));
 
 	/* the transition rows' keys and values as two arrays of base types */
 	ktype = getBaseType(TupleDescAttr(RelationGetDescr(src), src_key - 1)->atttypid);
@@ -495,6 +606,7 @@ bf_sync_into(PG_FUNCTION_ARGS)
 	transition_begin(&scan, td->tg_newtable, RelationGetDescr(src));
 	while (transition_next(&scan) && i < n)
 	{
+		CHECK_FOR_INTERRUPTS();
 		keys[i] = slot_getattr(scan.slot, src_key, &knulls[i]);
 		vals[i] = slot_getattr(scan.slot, src_val, &vnulls[i]);
 		/* the slot is reused: copy out by-reference values */
@@ -533,7 +645,14 @@ bf_sync_into(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	rc = SPI_execute_plan(sync_into_plan(tg->tgoid, sql, types), values, NULL, false, 0);
 	if (rc != SPI_OK_UPDATE)
-		elog(ERROR, "bf_sync_into: UPDATE failed: %d", rc);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("bf_sync_into: the update of table \"%s\" was rewritten by a rule",
+						get_rel_name(tgtid)),
+				 errdetail("The update of the filters ran as %s, so the new values would be missing from them.",
+						   SPI_result_code_string(rc)),
+				 errhint("Drop the DO INSTEAD rule on UPDATE of table \"%s\", or choose another target table.",
+						 get_rel_name(tgtid))));
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }

@@ -27,6 +27,8 @@ as_pg() {
 	if [ "$(id -un)" = postgres ]; then "$@"; else runuser -u postgres -- "$@"; fi
 }
 [ "$(id -un)" = postgres ] || chown postgres: "$DIR"
+# the programs run as postgres start where they can read
+cd "$DIR"
 
 PRIMARY="$DIR/primary"
 STANDBY="$DIR/standby"
@@ -62,8 +64,11 @@ INSERT INTO t SELECT 'pre' || g, g FROM generate_series(1, 1000) g;
 CREATE INDEX t_k ON t USING bloomfilter (k) WITH (capacity = 200000);
 CREATE INDEX t_nk ON t USING bloomfilter (n, k) WITH (capacity = 200000);"
 
-# the replica, streaming from the primary
-as_pg "$BIN/pg_basebackup" -h "$DIR" -p "$PORT" -D "$STANDBY" -R -X stream --checkpoint=fast >/dev/null
+# the replica, streaming from the primary through a replication slot (the
+# primary keeps the WAL it has not received yet, however much the crash
+# recovery writes)
+as_pg "$BIN/pg_basebackup" -h "$DIR" -p "$PORT" -D "$STANDBY" -R -X stream -C -S bf_crash_standby \
+	--checkpoint=fast >/dev/null
 sed -i "s/^port = .*/port = $RPORT/" "$STANDBY/postgresql.conf"
 as_pg "$BIN/pg_ctl" -D "$STANDBY" -l "$DIR/standby.log" -w start >/dev/null
 

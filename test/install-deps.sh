@@ -1,17 +1,52 @@
 #!/bin/bash
-# Installs what building, testing and the demo need on a fresh Debian
-# bookworm machine (run as root).  Skips apt when everything is present.
+# Installs what building, testing and the demo need on a Debian machine
+# (bookworm, trixie or sid; run as root).  Skips apt when everything is
+# present.
+#
+# The PostgreSQL version is BF_PG_VERSION if set, else the newest server
+# installed, else the one Debian's "postgresql" package depends on (15 on
+# bookworm, 17 on trixie, 18 on sid).  BF_DEPS_CLIENTS=0 leaves out what
+# only the client libraries' suites need.  BF_NESTED=1 (set inside the Debian
+# roots of the version matrix and the fresh-machine check) leaves out what
+# only the outer run needs to make those roots and the Debian package.
 set -euo pipefail
-PKGS="postgresql-15 postgresql-common postgresql-server-dev-15 libxxhash-dev python3-xxhash make gcc"
+export DEBIAN_FRONTEND=noninteractive
+updated=0
+apt_update() { [ $updated = 1 ] || apt-get update -qq; updated=1; }
+
+v="${BF_PG_VERSION:-}"
+if [ -z "$v" ]; then
+	v="$(ls -d /usr/lib/postgresql/*/bin/postgres 2>/dev/null |
+		sed 's|^/usr/lib/postgresql/\([0-9]*\)/.*|\1|' | sort -n | tail -1 || true)"
+fi
+if [ -z "$v" ]; then
+	apt_update
+	v="$(apt-cache depends postgresql 2>/dev/null |
+		sed -n 's/^ *Depends: postgresql-\([0-9][0-9]*\)$/\1/p' | head -1 || true)"
+fi
+[ -n "$v" ] || { echo "install-deps: cannot tell which PostgreSQL to install (set BF_PG_VERSION)" >&2; exit 1; }
+
+# build and run
+PKGS="postgresql-$v postgresql-common postgresql-server-dev-$v libxxhash-dev make gcc libc6-dev"
+# tests: the reference reader, the released 1.0 for the upgrade test
+PKGS="$PKGS python3 python3-xxhash git"
+# the client libraries' suites (not in the version matrix, where
+# BF_DEPS_CLIENTS=0): node and npm from wherever this machine has them
+if [ "${BF_DEPS_CLIENTS:-1}" = 1 ]; then
+	command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"
+fi
+# the outer run: Debian roots (version matrix, fresh machine), the package
+[ "${BF_NESTED:-0}" = 1 ] ||
+	PKGS="$PKGS debootstrap build-essential debhelper dpkg-dev postgresql-server-dev-all iproute2"
 # the benchmark's peer extension (hll_add_agg), optional for tests
-[ "${BF_WITH_BENCH:-0}" = 1 ] && PKGS="$PKGS postgresql-15-hll"
+[ "${BF_WITH_BENCH:-0}" = 1 ] && PKGS="$PKGS postgresql-$v-hll"
+
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
-	echo "installing:$missing"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq $missing >/dev/null
+	echo "installing (PostgreSQL $v):$missing"
+	apt_update
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi

@@ -699,10 +699,220 @@ def check_corruptions():
 
 
 # ---------------------------------------------------------------------------
+# 6. the conformance file (test/conformance/README.md): reference.py must
+# give every answer in it, and the server must still give them too
+
+CONFORMANCE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "conformance", "conformance.json")
+
+
+def _date_parts(s):
+    """'2000-01-01' or '4714-11-24 BC' -> astronomical (y, m, d), rest."""
+    bc = s.endswith(" BC")
+    if bc:
+        s = s[:-3]
+    y, m, rest = s.split("-", 2)
+    d, rest = rest[:2], rest[2:]
+    y = int(y)
+    return (1 - y if bc else y), int(m), int(d), rest
+
+
+def _time_us(s):
+    """'HH:MM:SS[.ffffff]' -> microseconds."""
+    hh, mm, ss = s.split(":")
+    sec, _, frac = ss.partition(".")
+    return ((int(hh) * 60 + int(mm)) * 60 + int(sec)) * 1000000 + int((frac + "000000")[:6])
+
+
+def key_value(key, types):
+    """(family, value for reference.py) of a conformance KEY."""
+    t, v = key["type"], key.get("value")
+    if t == "record":
+        return "record", [key_value(f, types) for f in key["fields"]]
+    fam = types[t]
+    if v is None:
+        return fam, None
+    if fam == "integer":
+        return fam, int(v)
+    if fam == "float":
+        x = float(v)
+        return fam, (ref_f4(x) if t == "float4" else x)
+    if fam == "numeric":
+        return fam, D(v)
+    if fam == "text":
+        return fam, (v.rstrip(" ") if t == "bpchar" else v)
+    if fam == "bytea":
+        return fam, bytes.fromhex(v[2:])
+    if fam == "uuid":
+        return fam, uuid.UUID(v)
+    if fam == "boolean":
+        return fam, {"t": True, "f": False}[v]
+    if fam == "enum":
+        return fam, v
+    if v in ("infinity", "-infinity"):
+        return fam, v
+    if fam == "date":
+        y, m, d, rest = _date_parts(v)
+        assert rest == "", v
+        return fam, ref.days_from_civil(y, m, d)
+    if fam in ("timestamp", "timestamptz"):
+        bc = v.endswith(" BC")
+        body = v[:-3] if bc else v
+        off = 0
+        if fam == "timestamptz":     # "+HH", "+HH:MM" or "+HH:MM:SS"
+            i = max(body.rfind("+"), body.rfind("-"))
+            sign = -1 if body[i] == "-" else 1
+            parts = [int(x) for x in body[i + 1:].split(":")] + [0, 0]
+            off = sign * (parts[0] * 3600 + parts[1] * 60 + parts[2]) * 1000000
+            body = body[:i]
+        y, m, d, rest = _date_parts(body + (" BC" if bc else ""))
+        return fam, ref.days_from_civil(y, m, d) * 86400000000 + _time_us(rest.strip()) - off
+    raise ValueError("unknown type %r" % t)
+
+
+def ref_f4(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def sql_key(key):
+    """The SQL literal of a conformance KEY (records as ROW(...))."""
+    if key["type"] == "record":
+        return "ROW(%s)" % ", ".join(sql_key(f) for f in key["fields"])
+    if key["value"] is None:
+        return "NULL::%s" % key["type"]
+    return "'%s'::%s" % (key["value"].replace("'", "''"), key["type"])
+
+
+def _signature(key):
+    if key["type"] == "record":
+        return ("record",) + tuple(f["type"] for f in key["fields"])
+    return (key["type"],)
+
+
+def _hash_of(fv):
+    fam, v = fv
+    if fam == "record":
+        return lambda seed: ref.hash_value(v, "record", seed)
+    return lambda seed: ref.hash_value(v, fam, seed)
+
+
+def check_conformance():
+    import base64
+    import json
+    with open(CONFORMANCE, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    check(doc.get("format") == 1, "conformance: format 1")
+    types = doc["types"]
+    psql("CREATE TYPE conf_mood AS ENUM ('sad', 'ok', 'happy', 'ünïcødé ☃', '');")
+
+    # hashes: reference.py from the printed value, and the server still agrees
+    bad = 0
+    for h in doc["hashes"]:
+        got = ref.signed(_hash_of(key_value(h["key"], types))(int(h["seed"])))
+        if got != int(h["hash"]):
+            bad += 1
+            if bad <= 5:
+                check(False, "conformance hash %s seed %s" % (json.dumps(h["key"])[:100], h["seed"]),
+                      "reference %d, file %s" % (got, h["hash"]))
+    check(bad == 0, "conformance: %d hashes by reference.py" % len(doc["hashes"]),
+          "%d differ" % bad)
+    arms = ["SELECT bf_hash(%s, %s)::text" % (sql_key(h["key"]), lit_seed(int(h["seed"])))
+            for h in doc["hashes"]]
+    rows = q("\nUNION ALL\n".join(arms) + ";")
+    bad = [i for i, r in enumerate(rows) if r[0] != doc["hashes"][i]["hash"]]
+    check(len(rows) == len(arms) and not bad,
+          "conformance: the server still gives the file's hashes",
+          "%d differ, first %s" % (len(bad), [doc["hashes"][i]["key"] for i in bad[:2]]))
+
+    # filters: bytes and text parse to the same filter; every probe agrees
+    for f in doc["filters"]:
+        lbl = "conformance filter '%s'" % f["name"]
+        raw = base64.b64decode(f["bytes"])
+        try:
+            pf = ref.parse(raw)
+            pt = ref.parse_text(f["text"])
+        except ValueError as e:
+            check(False, lbl + ": parse", str(e))
+            continue
+        check(pt.to_bytes() == raw, lbl + ": text form parses to the bytes")
+        check(pf.to_text() == f["text"], lbl + ": reference prints the text form")
+        bad = []
+        for p in f["probes"]:
+            fam, v = key_value(p["key"], types)
+            try:
+                got = pf.contains_value(v, fam) if pf.family else False
+            except ValueError as e:
+                got = "error %s" % e
+            if got != p["expect"]:
+                bad.append((p["key"], p["expect"], got))
+        check(not bad, lbl + ": %d probes" % len(f["probes"]),
+              "%d differ, first %s" % (len(bad), bad[:2]))
+        for e in f.get("errors", []):
+            fam, v = key_value(e["key"], types)
+            try:
+                pf.contains_value(v, fam)
+                rej = False
+            except ValueError:
+                rej = True
+            check(rej, lbl + ": refuses %s" % json.dumps(e["key"])[:80])
+        fpr = pf_fpr(pf)
+        check(abs(fpr - float(f["info"]["fpr"])) <= 1e-9 * max(fpr, 1e-300),
+              lbl + ": fpr of the bits", "reference %r, file %s" % (fpr, f["info"]["fpr"]))
+        # the server reads the text form to the same bytes and gives the same answers
+        fl = "'%s'::bloomfilter" % f["text"]
+        try:
+            (hx,), = q("SELECT encode(%s::bytea, 'hex');" % fl)
+        except RuntimeError as e:
+            hx = "error: " + str(e).splitlines()[0]
+        if not check(hx == raw.hex(), lbl + ": the server reads the text to the bytes", hx[:200]):
+            continue
+        if f["probes"]:
+            # one VALUES list per type signature (a VALUES column has one type)
+            groups = {}
+            for n, p in enumerate(f["probes"]):
+                groups.setdefault(_signature(p["key"]), []).append(
+                    "(%d, %s)" % (n, sql_key(p["key"])))
+            arms = ["SELECT n, bf_contains(%s, k)::int FROM (VALUES %s) v(n, k)"
+                    % (fl, ", ".join(g)) for g in groups.values()]
+            got = dict((int(n), a) for n, a in q("\nUNION ALL\n".join(arms) + ";"))
+            exp = ["1" if p["expect"] else "0" for p in f["probes"]]
+            diff = [i for i in range(len(exp)) if got.get(i) != exp[i]]
+            check(not diff, lbl + ": the server still gives the probes' answers",
+                  "%d differ, first %s" % (len(diff), [f["probes"][i] for i in diff[:2]]))
+
+    for m in doc["malformed_bytes"]:
+        try:
+            ref.parse(base64.b64decode(m["bytes"]))
+            rej = False
+        except ValueError:
+            rej = True
+        check(rej, "conformance malformed bytes '%s' rejected by reference.py" % m["name"])
+    for m in doc["malformed_text"]:
+        try:
+            ref.parse_text(m["text"])
+            rej = False
+        except ValueError:
+            rej = True
+        check(rej, "conformance malformed text '%s' rejected by reference.py" % m["name"])
+    for m in doc["nonportable_filters"]:
+        pf = ref.parse(base64.b64decode(m["bytes"]))
+        check(pf.nonportable, "conformance '%s' is non-portable" % m["name"])
+
+
+def pf_fpr(pf):
+    """FORMAT.md §6.2: the false-positive rate of the bits."""
+    total = 0.0
+    for b in range(pf.nblocks):
+        c = sum(bin(x).count("1") for x in pf.bits[64 * b:64 * b + 64])
+        total += (c / 512.0) ** pf.k
+    return total / pf.nblocks
+
+
+# ---------------------------------------------------------------------------
 
 def main():
     setup()
-    sections = [check_hashes, check_filters, check_corruptions]
+    sections = [check_hashes, check_filters, check_corruptions, check_conformance]
     for s in sections:
         t0 = time.time()
         try:

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# bench/track_callgrind.sh -- instructions per prepared statement of
+# bf_might_contain and of bf_index_contains on the same index, counted by
+# valgrind --tool=callgrind (counts do not depend on the machine's load).
+#
+#   make install && bash bench/track_callgrind.sh
+#
+# Makes a throwaway cluster in a temporary directory (as user postgres when
+# run as root), loads ROWS rows (default 1 000 000) of text keys tracked with
+# method 'index', stops it, then runs a single-user backend under callgrind
+# on a script of PREPARE + N EXECUTEs of absent keys, for N = N1 and N2, and
+# prints for each function (N2 total - N1 total) / (N2 - N1): the cost of
+# one statement with everything but the per-statement work subtracted.
+#
+# Output: one line "index <instructions>" and one line "might <instructions>".
+set -euo pipefail
+
+ROWS="${ROWS:-1000000}"
+N1="${N1:-200}"
+N2="${N2:-1200}"
+BIN="$(pg_config --bindir)"
+PORT="${CG_PORT:-5798}"
+dir="$(mktemp -d /tmp/bf-callgrind.XXXXXX)"
+trap 'as_pg "$BIN/pg_ctl" -D "$dir/data" stop -m immediate >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
+
+as_pg() {
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+[ "$(id -u)" -eq 0 ] && chown postgres "$dir"
+
+as_pg "$BIN/initdb" -D "$dir/data" -A trust >/dev/null
+as_pg "$BIN/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
+	-o "-p $PORT -k $dir -c listen_addresses=''" start >/dev/null
+psql -X -q -v ON_ERROR_STOP=1 -h "$dir" -p "$PORT" -U postgres postgres <<SQL >/dev/null
+CREATE EXTENSION bloomfilter;
+CREATE TABLE cg_users (id bigint, email text);
+INSERT INTO cg_users SELECT g, 'user' || g || '@example.com' FROM generate_series(1, $ROWS) g;
+SELECT bf_track('cg_users', 'email');
+VACUUM ANALYZE cg_users;
+SQL
+idx="$(psql -X -A -t -h "$dir" -p "$PORT" -U postgres postgres \
+	-c "SELECT bf_track_index('cg_users', 'email')::oid")"
+as_pg "$BIN/pg_ctl" -D "$dir/data" -w stop >/dev/null
+
+script() {
+	# script KIND N
+	if [ "$1" = might ]; then
+		echo "PREPARE p(text) AS SELECT bf_might_contain('cg_users', 'email', \$1)"
+	else
+		echo "PREPARE p(text) AS SELECT bf_index_contains($idx::regclass, \$1)"
+	fi
+	for i in $(seq 1 "$2"); do
+		echo "EXECUTE p('absent-$i@example.org')"
+	done
+}
+total() {
+	# total KIND N: instructions of a whole single-user session
+	script "$1" "$2" >"$dir/script.sql"
+	as_pg valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" \
+		"$BIN/postgres" --single -D "$dir/data" postgres <"$dir/script.sql" >/dev/null 2>"$dir/vg.err"
+	awk '/^summary:/ { print $2 }' "$dir/cg.out"
+}
+for kind in index might; do
+	a="$(total "$kind" "$N1")"
+	b="$(total "$kind" "$N2")"
+	echo "$kind $(((b - a) / (N2 - N1)))"
+done

@@ -1,0 +1,9 @@
+// ES module entry: the same exports as index.js.
+import cjs from './index.js';
+
+export const {
+  BloomFilter, typed, Typed, bfHash, setXxh3, BloomFilterError, NonPortableError,
+  PatchError, parsePatch, applyPatch, Refresher, bloomfilterOid, registerBloomfilterType,
+  trackedSource, indexSource, version,
+} = cjs;
+export default cjs;

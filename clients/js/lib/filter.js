@@ -1,0 +1,295 @@
+'use strict';
+// A bloomfilter value held locally: parsed from its bytes or text form,
+// tested and extended with the server's typed hashing, combined, and
+// described with the server's estimates (docs/FORMAT.md §1-§6).
+
+const { BloomFilterError, NonPortableError, SQLSTATE } = require('./errors');
+const { FAMILY, FAMILY_NAMES, recordFields, familyText } = require('./families');
+const { readHeader, writeHeader, HEADER_BYTES, BLOCK_BYTES, MAX_NBLOCKS, MAX_NHASHES, FLAG_NONPORTABLE } = require('./header');
+const { parseText, formatText } = require('./text');
+const { canonicalBytes, inferFamily, inferRecordFields, isNull } = require('./encode');
+const { testHash, setHash } = require('./probe');
+const { xxh3 } = require('./xxh3');
+const stats = require('./stats');
+
+// the 64-bit hash split into 32-bit halves without BigInt arithmetic
+const H = new DataView(new ArrayBuffer(8));
+
+function u64(x) {
+  return BigInt.asUintN(64, BigInt(x));
+}
+
+function toBytes(b) {
+  if (b instanceof Uint8Array) return b;
+  if (b instanceof ArrayBuffer) return new Uint8Array(b);
+  if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  throw new TypeError('expected a Uint8Array, Buffer or ArrayBuffer');
+}
+
+// the family (and record fields) a value gives an empty filter
+function familyOf(value) {
+  const family = inferFamily(value);
+  const fields = family === FAMILY.record ? inferRecordFields(value) : null;
+  let detail = 0;
+  if (fields) fields.forEach((f, i) => { detail |= f << (4 * i); });
+  return { family, fields, detail: detail >>> 0 };
+}
+
+class BloomFilter {
+  /** Use BloomFilter.fromBytes, fromText or empty. `value` is owned by the filter. */
+  constructor(value, header) {
+    this._value = value;
+    this._h = header || readHeader(value);
+    this._sync();
+  }
+
+  _sync() {
+    const h = this._h;
+    this._fields = h.family === FAMILY.record ? recordFields(h.detail) : null;
+    this._seed = BigInt.asUintN(64, h.seed);
+    this._portable = (h.flags & FLAG_NONPORTABLE) === 0;
+  }
+
+  /** Parse the bytes of `filter::bytea` (or binary COPY / a binary result); they are copied. */
+  static fromBytes(bytes) {
+    return new BloomFilter(new Uint8Array(toBytes(bytes))); // a copy, even of a Buffer
+  }
+
+  /** Parse the text form (`filter::text`). */
+  static fromText(text) {
+    return new BloomFilter(parseText(text));
+  }
+
+  /** Bytes or text, whichever `input` is. */
+  static from(input) {
+    return typeof input === 'string' ? BloomFilter.fromText(input) : BloomFilter.fromBytes(input);
+  }
+
+  /**
+   * A new empty filter of nbits (a multiple of 512) and nhashes, as
+   * bf_create_sized makes it; capacity and fpr are only recorded.
+   */
+  static empty({ nbits, nhashes, seed = 0n, capacity = 0n, fpr = 0 }) {
+    const nblocks = nbits / 512;
+    if (!Number.isInteger(nblocks) || nblocks < 1 || nblocks > MAX_NBLOCKS) {
+      throw new BloomFilterError('invalid filter size', SQLSTATE.INVALID_PARAMETER,
+        `nbits must be a positive multiple of 512 of at most ${512 * MAX_NBLOCKS}.`);
+    }
+    if (!Number.isInteger(nhashes) || nhashes < 1 || nhashes > MAX_NHASHES) {
+      throw new BloomFilterError('invalid number of hashes', SQLSTATE.INVALID_PARAMETER,
+        `nhashes must be from 1 to ${MAX_NHASHES}.`);
+    }
+    const value = new Uint8Array(HEADER_BYTES + BLOCK_BYTES * nblocks);
+    writeHeader(value, {
+      family: 0, flags: 0, nhashes, detail: 0, seed: BigInt.asIntN(64, BigInt(seed)),
+      nblocks, inserted: 0n, capacity: BigInt(capacity), fpr,
+    });
+    return new BloomFilter(value, readHeader(value, SQLSTATE.INVALID_PARAMETER));
+  }
+
+  get family() { return this._h.family === FAMILY.other ? 'other' : familyText(this._h.family, this._h.detail); }
+  get familyId() { return this._h.family; }
+  /** Field family names of a record filter, else null. */
+  get fields() { return this._fields ? this._fields.map((f) => FAMILY_NAMES[f]) : null; }
+  get nhashes() { return this._h.nhashes; }
+  get nblocks() { return this._h.nblocks; }
+  get nbits() { return 512 * this._h.nblocks; }
+  /** The seed as stored: a signed 64-bit BigInt. */
+  get seed() { return this._h.seed; }
+  get capacity() { return this._h.capacity; }
+  get targetFpr() { return this._h.fpr; }
+  get inserted() { return this._h.inserted; }
+  get portable() { return this._portable; }
+  /** Size of the value in bytes (header and bits). */
+  get byteLength() { return this._value.length; }
+
+  _requirePortable() {
+    if (!this._portable) {
+      throw new NonPortableError(`The filter holds values of family ${familyText(this._h.family, this._h.detail)}, ` +
+        'hashed by PostgreSQL internals that a client cannot compute; ask the server (bf_contains).');
+    }
+  }
+
+  _hashOf(value) {
+    return xxh3(canonicalBytes(this._h.family, this._fields, value), this._seed);
+  }
+
+  /** The unsigned 64-bit hash this filter uses for the value. */
+  hash(value) {
+    this._requirePortable();
+    if (this._h.family === FAMILY.none) {
+      const { family, fields } = familyOf(value);
+      return xxh3(canonicalBytes(family, fields, value), this._seed);
+    }
+    return this._hashOf(value);
+  }
+
+  /**
+   * False if the value was definitely never added; true if it probably
+   * was.  NULL (null, undefined) is never in a filter.
+   */
+  contains(value) {
+    if (!this._portable) this._requirePortable();
+    if (this._h.family === FAMILY.none || isNull(value)) return false;
+    H.setBigUint64(0, this._hashOf(value), true);
+    return testHash(this._value, this._h.nblocks, this._h.nhashes, H.getUint32(4, true), H.getUint32(0, true));
+  }
+
+  /** As contains, for a hash already computed (an unsigned or signed 64-bit BigInt). */
+  containsHash(h) {
+    if (this._h.family === FAMILY.none) return false;
+    H.setBigUint64(0, u64(h), true);
+    return testHash(this._value, this._h.nblocks, this._h.nhashes, H.getUint32(4, true), H.getUint32(0, true));
+  }
+
+  /**
+   * Add a value (the filter changes in place).  An empty filter takes the
+   * value's family.  Returns true if a bit changed; adding NULL does nothing.
+   */
+  add(value) {
+    this._requirePortable();
+    if (isNull(value)) return false;
+    if (this._h.family === FAMILY.none) {
+      const { family, fields, detail } = familyOf(value);
+      const h = xxh3(canonicalBytes(family, fields, value), this._seed);
+      this._h.family = family;
+      this._h.detail = detail;
+      this._value[8] = family;
+      new DataView(this._value.buffer, this._value.byteOffset + 12, 4).setUint32(0, detail, true);
+      this._sync();
+      return this._addHash(h);
+    }
+    return this._addHash(this._hashOf(value));
+  }
+
+  /** As add, for a hash already computed; the filter must have a family. */
+  addHash(h) {
+    if (this._h.family === FAMILY.none) {
+      throw new BloomFilterError('the filter has no element family yet', SQLSTATE.INVALID_PARAMETER,
+        'Add a value first, so that the filter knows how its values are hashed.');
+    }
+    return this._addHash(u64(h));
+  }
+
+  _addHash(h) {
+    H.setBigUint64(0, h, true);
+    const changed = setHash(this._value, this._h.nblocks, this._h.nhashes, H.getUint32(4, true), H.getUint32(0, true));
+    if (changed) {
+      this._h.inserted = BigInt.asUintN(64, this._h.inserted + 1n);
+      new DataView(this._value.buffer, this._value.byteOffset + 32, 8).setBigUint64(0, this._h.inserted, true);
+    }
+    return changed;
+  }
+
+  /** Bitwise OR with a compatible filter, as bf_union: a new filter. */
+  union(other) {
+    return this._combine(other, false);
+  }
+
+  /** Bitwise AND with a compatible filter, as bf_intersect: a new filter. */
+  intersect(other) {
+    return this._combine(other, true);
+  }
+
+  _combine(other, intersect) {
+    if (!(other instanceof BloomFilter)) throw new TypeError('expected a BloomFilter');
+    stats.checkCompatible(this._h, other._h);
+    const value = new Uint8Array(this._value);
+    const a = new Uint32Array(value.buffer, HEADER_BYTES);
+    const b = other._words();
+    if (intersect) for (let i = 0; i < a.length; i++) a[i] &= b[i];
+    else for (let i = 0; i < a.length; i++) a[i] |= b[i];
+    const h = { ...this._h };
+    if (intersect && other._h.inserted < h.inserted) h.inserted = other._h.inserted;
+    if (h.family === FAMILY.none && other._h.family !== FAMILY.none) {
+      h.family = other._h.family;
+      h.detail = other._h.detail;
+      h.flags = other._h.flags;
+    }
+    const est = stats.estimateInserted(stats.popcount(a), h.nblocks, h.nhashes);
+    if (h.family === FAMILY.none) h.inserted = 0n;
+    else if (intersect) h.inserted = est < h.inserted ? est : h.inserted;
+    else h.inserted = est;
+    writeHeader(value, h);
+    return new BloomFilter(value, h);
+  }
+
+  // the bits as 32-bit words (their order within a word does not matter here)
+  _words() {
+    if ((this._value.byteOffset & 3) === 0) {
+      return new Uint32Array(this._value.buffer, this._value.byteOffset + HEADER_BYTES, this._h.nblocks * 16);
+    }
+    return new Uint32Array(new Uint8Array(this._value.subarray(HEADER_BYTES)).buffer);
+  }
+
+  /** Same parameters and bits (the inserted count aside), as the = operator. */
+  equals(other) {
+    if (!(other instanceof BloomFilter) || other._value.length !== this._value.length) return false;
+    const a = this._value;
+    const b = other._value;
+    for (let i = 0; i < a.length; i++) {
+      if (a[i] !== b[i] && (i < 32 || i >= 40)) return false;
+    }
+    return true;
+  }
+
+  /** Number of bits set. */
+  bitsSet() {
+    return stats.popcount(this._words());
+  }
+
+  /** The false-positive rate of the bits as they are (§6.2), as bf_fpr. */
+  fpr() {
+    return stats.fillFpr(this._words(), this._h.nblocks, this._h.nhashes).fpr;
+  }
+
+  /** Estimated number of distinct values added (§6.1), as bf_cardinality. */
+  cardinality() {
+    return stats.cardinality(this.bitsSet(), this._h.nblocks, this._h.nhashes);
+  }
+
+  /** True when the current rate exceeds the target (§6.3), as bf_saturated. */
+  saturated() {
+    return this.info().saturated;
+  }
+
+  /** Parameters, fill and estimates, as bf_info. */
+  info() {
+    const h = this._h;
+    const { fpr, bitsSet } = stats.fillFpr(this._words(), h.nblocks, h.nhashes);
+    const nbits = 512 * h.nblocks;
+    return {
+      layout: 'blocked',
+      nbits,
+      nhashes: h.nhashes,
+      seed: h.seed,
+      bytes: this._value.length,
+      capacity: h.capacity === 0n ? null : h.capacity,
+      targetFpr: h.fpr === 0 ? null : h.fpr,
+      inserted: h.inserted,
+      bitsSet,
+      fillRatio: bitsSet / nbits,
+      estimatedCardinality: stats.cardinality(bitsSet, h.nblocks, h.nhashes),
+      estimatedFpr: fpr,
+      saturated: h.fpr > 0 ? fpr > h.fpr : bitsSet > nbits / 2,
+      elementType: h.family === FAMILY.other ? `other(oid ${h.detail})` : familyText(h.family, h.detail),
+      portable: this.portable,
+    };
+  }
+
+  /** A copy of the value's bytes (what `::bytea` holds). */
+  toBytes() {
+    return new Uint8Array(this._value);
+  }
+
+  /** The text form, as the server prints it. */
+  toText() {
+    return formatText(this._h, this._value.subarray(HEADER_BYTES));
+  }
+
+  toString() {
+    return `BloomFilter(${this.family}, nbits=${this.nbits}, nhashes=${this.nhashes}, seed=${this.seed})`;
+  }
+}
+
+module.exports = { BloomFilter, familyOf };

@@ -1,0 +1,100 @@
+'use strict';
+// The server's answers in test/conformance/conformance.json (API contract
+// §2), reproduced by this client: hashes, probes (false positives
+// included), refusals, estimates, set algebra and every malformed value.
+
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const { BloomFilter, NonPortableError, typed, bfHash } = require('../..');
+const { SQL_TYPES } = require('../../lib/families');
+
+const FILE = path.join(__dirname, '../../../../test/conformance/conformance.json');
+const data = JSON.parse(fs.readFileSync(FILE, 'utf8'));
+const b64 = (s) => new Uint8Array(Buffer.from(s, 'base64'));
+
+// a KEY of the file as this client's value: the printed text, typed
+function keyValue(k) {
+  if (k.type === 'record') return k.fields.map(keyValue);
+  return typed(SQL_TYPES[k.type] ? k.type : data.types[k.type], k.value);
+}
+
+function close(a, b) {
+  if (b === 'Infinity') return a === Infinity;
+  return Math.abs(a - Number(b)) <= 1e-9 * Math.abs(Number(b));
+}
+
+test('file format', () => {
+  assert.strictEqual(data.format, 1);
+  assert.ok(data.hashes.length > 0 && data.filters.length > 0);
+});
+
+test('bf_hash of every key and seed', () => {
+  for (const h of data.hashes) {
+    assert.strictEqual(bfHash(keyValue(h.key), BigInt(h.seed)), BigInt(h.hash), JSON.stringify(h));
+  }
+});
+
+for (const f of data.filters) {
+  test(`filter ${f.name}`, () => {
+    const bytes = b64(f.bytes);
+    const fb = BloomFilter.fromBytes(bytes);
+    const ft = BloomFilter.fromText(f.text);
+    assert.deepStrictEqual(ft.toBytes(), bytes, 'text and bytes parse to the same value');
+    assert.strictEqual(fb.toText(), f.text, 'prints the server\'s text form');
+    for (const p of f.probes) {
+      assert.strictEqual(fb.contains(keyValue(p.key)), p.expect, JSON.stringify(p.key));
+    }
+    for (const e of f.errors || []) {
+      assert.throws(() => fb.contains(keyValue(e.key)), (err) => err.code === e.sqlstate, JSON.stringify(e.key));
+    }
+    if (f.info) {
+      const i = fb.info();
+      assert.ok(close(i.estimatedFpr, f.info.fpr), `fpr ${i.estimatedFpr} vs ${f.info.fpr}`);
+      assert.ok(close(i.estimatedCardinality, f.info.cardinality), `cardinality ${i.estimatedCardinality} vs ${f.info.cardinality}`);
+      assert.strictEqual(i.saturated, f.info.saturated);
+      assert.strictEqual(i.bitsSet, f.info.bits_set);
+      assert.ok(close(fb.fpr(), f.info.fpr) && close(fb.cardinality(), f.info.cardinality));
+      assert.strictEqual(fb.saturated(), f.info.saturated);
+    }
+  });
+}
+
+test('union and intersection', () => {
+  for (const s of data.setops || []) {
+    const l = BloomFilter.fromBytes(b64(s.left));
+    const r = BloomFilter.fromBytes(b64(s.right));
+    const run = () => (s.op === 'union' ? l.union(r) : l.intersect(r));
+    if (s.result) assert.deepStrictEqual(run().toBytes(), b64(s.result), s.name);
+    else assert.throws(run, (err) => err.code === s.sqlstate, s.name);
+  }
+});
+
+test('non-portable filters: bytes parse, contains refuses; a type name in the text is refused', () => {
+  for (const x of data.nonportable_filters || []) {
+    const f = BloomFilter.fromBytes(b64(x.bytes));
+    assert.strictEqual(f.portable, false);
+    assert.throws(() => f.contains(1), NonPortableError, x.name);
+    assert.throws(() => f.add(1), NonPortableError, x.name);
+    if (/ family=other\(/.test(x.text)) {
+      assert.throws(() => BloomFilter.fromText(x.text), NonPortableError, x.name);
+    } else {
+      // record(integer,other): no type name, so the text parses
+      assert.deepStrictEqual(BloomFilter.fromText(x.text).toBytes(), b64(x.bytes), x.name);
+    }
+  }
+});
+
+test('every malformed value is rejected', () => {
+  for (const x of data.malformed_bytes) {
+    assert.throws(() => BloomFilter.fromBytes(b64(x.bytes)),
+      (err) => err.code === x.sqlstate, `bytes: ${x.name}`);
+  }
+  for (const x of data.malformed_text) {
+    // a type name only the server resolves is refused for another reason
+    assert.throws(() => BloomFilter.fromText(x.text),
+      (err) => err.code === x.sqlstate || (x.sqlstate !== '22P02' && err instanceof NonPortableError),
+      `text: ${x.name}`);
+  }
+});

@@ -1,0 +1,604 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_registry.c
+ *	  The registry of tracked filters (@extschema@.bf_registry and
+ *	  bf_registry_attnum): finding the extension's objects, reading registry
+ *	  rows directly through their indexes, writing them through SPI as the
+ *	  registry's owner, and the per-backend cache of detoasted filters.
+ *
+ * The registry is written as its owner (as the RI triggers act as the
+ * table owner), under the search_path "pg_catalog, pg_temp", with every
+ * name schema-qualified and every identifier quoted.  Every change other
+ * than a sync trigger's filter write also invalidates the registry's
+ * relcache entry, which tells every backend to drop what its lookup cache
+ * derived from the registry (bf_track_lookup.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bf_track.h"
+
+#include "access/detoast.h"
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+const char *const bf_trigger_suffixes[BF_NTRIGGERS] = {"ins", "upd", "del", "trunc"};
+
+/* ---- the extension's objects, found once per backend ---- */
+
+static BfExt ext_state;
+static bool ext_valid = false;
+static bool callbacks_registered = false;
+
+/* functions known to live in ext_state.nsp (saves a pg_proc lookup) */
+#define EXT_FNS 8
+static Oid	ext_fns[EXT_FNS];
+static int	ext_nfns;
+
+static void
+ext_relcache_callback(Datum arg, Oid relid)
+{
+	/* a change of the registry: whatever lookups derived from it goes */
+	if (!OidIsValid(relid) || relid == ext_state.registry_relid)
+	{
+		ext_valid = false;
+		relid = InvalidOid;
+	}
+	bf_lookup_invalidate(relid);
+}
+
+static void
+ext_syscache_callback(Datum arg, int cacheid, uint32 hashvalue)
+{
+	/* a function or schema of the extension may have moved or been renamed */
+	ext_valid = false;
+	ext_nfns = 0;
+}
+
+static Oid
+index_of(const char *name, Oid nsp, bool missing_ok, bool *missing)
+{
+	Oid			relid = get_relname_relid(name, nsp);
+
+	if (!OidIsValid(relid))
+	{
+		if (missing_ok)
+		{
+			*missing = true;
+			return InvalidOid;
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("bloomfilter registry relation \"%s\" is missing", name),
+				 errhint("Reinstall the extension.")));
+	}
+	return relid;
+}
+
+static bool
+ext_build(Oid nsp, bool missing_ok)
+{
+	BfExt	   *e = &ext_state;
+	char	   *nspname = get_namespace_name(nsp);
+	bool		missing = false;
+	HeapTuple	tup;
+
+	if (nspname == NULL)
+		elog(ERROR, "cache lookup failed for namespace %u", nsp);
+	if (!callbacks_registered)
+	{
+		CacheRegisterRelcacheCallback(ext_relcache_callback, (Datum) 0);
+		CacheRegisterSyscacheCallback(PROCOID, ext_syscache_callback, (Datum) 0);
+		CacheRegisterSyscacheCallback(NAMESPACEOID, ext_syscache_callback, (Datum) 0);
+		callbacks_registered = true;
+	}
+	ext_valid = false;
+	memset(e, 0, sizeof(BfExt));
+	e->nsp = nsp;
+	strlcpy(e->nspname, quote_identifier(nspname), sizeof(e->nspname));
+	snprintf(e->registry, sizeof(e->registry), "%s.bf_registry", e->nspname);
+	snprintf(e->registry_attnum, sizeof(e->registry_attnum), "%s.bf_registry_attnum",
+			 e->nspname);
+	e->registry_relid = index_of("bf_registry", nsp, missing_ok, &missing);
+	e->registry_pkey = index_of("bf_registry_pkey", nsp, missing_ok, &missing);
+	e->registry_tbl_col_key = index_of("bf_registry_tbl_col_key", nsp, missing_ok, &missing);
+	e->registry_attnum_relid = index_of("bf_registry_attnum", nsp, missing_ok, &missing);
+	e->registry_attnum_pkey = index_of("bf_registry_attnum_pkey", nsp, missing_ok, &missing);
+	if (missing)
+		return false;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(e->registry_relid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", e->registry_relid);
+	e->registry_owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+
+	e->sync_fn = LookupFuncName(list_make2(makeString(nspname), makeString("bf_track_sync")),
+								0, NULL, true);
+	e->bftype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+								CStringGetDatum("bloomfilter"), ObjectIdGetDatum(nsp));
+	if (!OidIsValid(e->bftype))
+		elog(ERROR, "type bloomfilter not found in schema %u", nsp);
+	/* 0 while the catalog is still that of 1.0 */
+	e->att_stale = get_attnum(e->registry_relid, "stale");
+	e->att_created_index = get_attnum(e->registry_relid, "created_index");
+	e->att_version = get_attnum(e->registry_relid, "version");
+	ext_valid = true;
+	return true;
+}
+
+/*
+ * The extension of the calling function fn_oid (its schema is the
+ * extension's).  missing_ok: NULL rather than an error when the registry
+ * is gone (an event trigger firing during DROP EXTENSION).
+ */
+const BfExt *
+bf_ext(Oid fn_oid, bool missing_ok)
+{
+	Oid			nsp;
+
+	if (ext_valid)
+		for (int i = 0; i < ext_nfns; i++)
+			if (ext_fns[i] == fn_oid)
+				return &ext_state;
+	nsp = get_func_namespace(fn_oid);
+	if (!OidIsValid(nsp))
+		elog(ERROR, "cache lookup failed for function %u", fn_oid);
+	if (!ext_valid || ext_state.nsp != nsp)
+	{
+		ext_nfns = 0;
+		if (!ext_build(nsp, missing_ok))
+			return NULL;
+	}
+	if (ext_nfns < EXT_FNS)
+		ext_fns[ext_nfns++] = fn_oid;
+	return &ext_state;
+}
+
+/* ---- SPI ---- */
+
+/* > 0 while the extension runs DDL itself: its event trigger stays out */
+static int	own_ddl_depth = 0;
+
+bool
+bf_in_own_ddl(void)
+{
+	return own_ddl_depth > 0;
+}
+
+/* connect to SPI under the safe search_path, as the caller or the owner */
+void
+bf_spi_begin(BfSpiContext *cx, Oid fn_oid, bool as_owner)
+{
+	cx->ext = bf_ext(fn_oid, false);
+	GetUserIdAndSecContext(&cx->save_userid, &cx->save_sec_context);
+	if (as_owner)
+		bf_as_owner(cx);
+	cx->save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", BF_SAFE_SEARCH_PATH,
+							 PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+}
+
+void
+bf_spi_end(BfSpiContext *cx)
+{
+	if (SPI_finish() != SPI_OK_FINISH)
+		elog(ERROR, "SPI_finish failed");
+	AtEOXact_GUC(true, cx->save_nestlevel);
+	SetUserIdAndSecContext(cx->save_userid, cx->save_sec_context);
+}
+
+/* act as the owner of the registry (the caller's rights were checked) */
+void
+bf_as_owner(BfSpiContext *cx)
+{
+	SetUserIdAndSecContext(cx->ext->registry_owner,
+						   cx->save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+}
+
+void
+bf_as_caller(BfSpiContext *cx)
+{
+	SetUserIdAndSecContext(cx->save_userid, cx->save_sec_context);
+}
+
+/* run a statement, erroring out unless its result is `expect` */
+void
+bf_spi_exec(const char *sql, int nargs, Oid *types, Datum *values, int expect)
+{
+	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL,
+										   false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "SPI query failed (%s): %s", SPI_result_code_string(rc), sql);
+}
+
+/* run DDL of the extension's own, which its event trigger ignores */
+void
+bf_spi_ddl(const char *sql)
+{
+	own_ddl_depth++;
+	PG_TRY();
+	{
+		bf_spi_exec(sql, 0, NULL, NULL, SPI_OK_UTILITY);
+	}
+	PG_FINALLY();
+	{
+		own_ddl_depth--;
+	}
+	PG_END_TRY();
+}
+
+/* run a query returning (id bigint [, rel oid]) rows into arrays */
+uint64
+bf_spi_ids(const char *sql, int nargs, Oid *types, Datum *values,
+		   int64 **ids, Oid **rels)
+{
+	uint64		n;
+	bool		isnull;
+
+	bf_spi_exec(sql, nargs, types, values, SPI_OK_SELECT);
+	n = SPI_processed;
+	*ids = palloc(sizeof(int64) * (n + 1));
+	if (rels)
+		*rels = palloc(sizeof(Oid) * (n + 1));
+	for (uint64 i = 0; i < n; i++)
+	{
+		(*ids)[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+												SPI_tuptable->tupdesc, 1, &isnull));
+		if (rels)
+			(*rels)[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+														SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	return n;
+}
+
+char *
+bf_qualified_rel(Oid relid)
+{
+	char	   *relname = get_rel_name(relid);
+
+	if (relname == NULL)
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+									  relname);
+}
+
+/* ---- writing the registry ---- */
+
+/* tell every backend's lookup cache that the registry changed (at commit) */
+void
+bf_registry_changed(const BfExt *ext)
+{
+	CacheInvalidateRelcacheByRelid(ext->registry_relid);
+}
+
+/*
+ * Record that the filter of row id no longer describes its table; lookups
+ * then refuse to answer until bf_rebuild.  A 1.0 registry has no place for
+ * it: the caller's WARNING is all there is until ALTER EXTENSION UPDATE.
+ */
+void
+bf_registry_mark_stale(BfSpiContext *cx, int64 id, const char *why)
+{
+	Oid			types[2] = {INT8OID, TEXTOID};
+	Datum		values[2];
+
+	if (cx->ext->att_stale == 0)
+		return;
+	values[0] = Int64GetDatum(id);
+	values[1] = CStringGetTextDatum(why);
+	bf_as_owner(cx);
+	bf_spi_exec(psprintf("UPDATE %s SET stale = $2 WHERE id = $1", cx->ext->registry),
+				2, types, values, SPI_OK_UPDATE);
+	bf_registry_changed(cx->ext);
+}
+
+void
+bf_registry_delete(BfSpiContext *cx, int64 id)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(id)};
+
+	bf_as_owner(cx);
+	bf_spi_exec(psprintf("DELETE FROM %s WHERE id = $1", cx->ext->registry),
+				1, types, values, SPI_OK_DELETE);
+	bf_spi_exec(psprintf("DELETE FROM %s WHERE id = $1", cx->ext->registry_attnum),
+				1, types, values, SPI_OK_DELETE);
+	bf_registry_changed(cx->ext);
+}
+
+/* ---- reading the registry directly ---- */
+
+static Snapshot
+registry_snapshot(bool latest)
+{
+	if (latest)
+		return RegisterSnapshot(GetLatestSnapshot());
+	return RegisterSnapshot(ActiveSnapshotSet() ? GetActiveSnapshot() :
+							GetTransactionSnapshot());
+}
+
+/*
+ * Fetch the registry row of id (when relid is invalid) or of (relid, col)
+ * through an index, false if there is none.  With the active snapshot, or
+ * with the latest one (latest): the sync trigger must compare against the
+ * current filter, not an older one a REPEATABLE READ snapshot still sees.
+ */
+bool
+bf_registry_fetch(const BfExt *ext, int64 id, Oid relid, const char *colname,
+				  bool latest, RegRow *out)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key[2];
+	NameData	nd;
+	HeapTuple	tup;
+	bool		found = false;
+	Snapshot	snap = registry_snapshot(latest);
+
+	rel = table_open(ext->registry_relid, AccessShareLock);
+	if (OidIsValid(relid))
+	{
+		namestrcpy(&nd, colname);
+		ScanKeyInit(&key[0], Anum_bf_registry_tbl, BTEqualStrategyNumber,
+					F_OIDEQ, ObjectIdGetDatum(relid));
+		ScanKeyInit(&key[1], Anum_bf_registry_col, BTEqualStrategyNumber,
+					F_NAMEEQ, NameGetDatum(&nd));
+		scan = systable_beginscan(rel, ext->registry_tbl_col_key, true, snap, 2, key);
+	}
+	else
+	{
+		ScanKeyInit(&key[0], Anum_bf_registry_id, BTEqualStrategyNumber,
+					F_INT8EQ, Int64GetDatum(id));
+		scan = systable_beginscan(rel, ext->registry_pkey, true, snap, 1, key);
+	}
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+	{
+		TupleDesc	desc = RelationGetDescr(rel);
+		bool		isnull;
+		Datum		d;
+
+		found = true;
+		memset(out, 0, sizeof(RegRow));
+		out->id = DatumGetInt64(heap_getattr(tup, Anum_bf_registry_id, desc, &isnull));
+		out->tbl = DatumGetObjectId(heap_getattr(tup, Anum_bf_registry_tbl, desc, &isnull));
+		namestrcpy(&out->col,
+				   NameStr(*DatumGetName(heap_getattr(tup, Anum_bf_registry_col, desc, &isnull))));
+		out->use_index = strcmp(TextDatumGetCString(heap_getattr(tup, Anum_bf_registry_method,
+																desc, &isnull)), "index") == 0;
+		out->capacity = DatumGetInt64(heap_getattr(tup, Anum_bf_registry_capacity, desc, &isnull));
+		out->fpr = DatumGetFloat8(heap_getattr(tup, Anum_bf_registry_fpr, desc, &isnull));
+		if (ext->att_stale)
+		{
+			d = heap_getattr(tup, ext->att_stale, desc, &isnull);
+			out->stale = isnull ? NULL : TextDatumGetCString(d);
+		}
+		if (ext->att_created_index)
+		{
+			d = heap_getattr(tup, ext->att_created_index, desc, &isnull);
+			out->has_created_index = !isnull;
+			if (!isnull)
+				namestrcpy(&out->created_index, NameStr(*DatumGetName(d)));
+		}
+		if (ext->att_version)
+		{
+			d = heap_getattr(tup, ext->att_version, desc, &isnull);
+			out->has_version = !isnull;
+			out->version = isnull ? 0 : DatumGetInt64(d);
+		}
+		d = heap_getattr(tup, Anum_bf_registry_filter, desc, &isnull);
+		/* a TOAST pointer or a small in-line value: cheap to copy */
+		out->filter_raw = isnull ? NULL :
+			(struct varlena *) DatumGetPointer(datumCopy(d, false, -1));
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	UnregisterSnapshot(snap);
+	return found;
+}
+
+/*
+ * The attribute number, type and collation recorded for row id, false if
+ * none is recorded (a restored database derives them at its first DDL).
+ */
+bool
+bf_registry_attnum(const BfExt *ext, int64 id, AttrNumber *attnum, Oid *typid,
+				   Oid *collid)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	bool		found = false;
+	Snapshot	snap = registry_snapshot(false);
+
+	rel = table_open(ext->registry_attnum_relid, AccessShareLock);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(id));
+	scan = systable_beginscan(rel, ext->registry_attnum_pkey, true, snap, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+	{
+		TupleDesc	desc = RelationGetDescr(rel);
+		bool		isnull;
+		Datum		d;
+
+		found = true;
+		*attnum = DatumGetInt16(heap_getattr(tup, 2, desc, &isnull));
+		d = heap_getattr(tup, 3, desc, &isnull);
+		*typid = isnull ? InvalidOid : DatumGetObjectId(d);
+		d = heap_getattr(tup, 4, desc, &isnull);
+		*collid = isnull ? InvalidOid : DatumGetObjectId(d);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	UnregisterSnapshot(snap);
+	return found;
+}
+
+/* ---- the per-backend cache of detoasted filters ---- */
+
+/*
+ * A large filter is stored out of line, and detoasting it costs ~1 ms per
+ * MB, so a backend keeps the few it uses.  An entry is keyed by the
+ * registry row's id, its version and the TOAST pointer.  The version comes
+ * from a sequence and changes with every write of the filter by the
+ * extension, so a key never meets other bytes than those it was made
+ * from: a TOAST value OID alone could be handed out again once VACUUM
+ * removed the old value and the OID counter wrapped around, with the same
+ * size.  (A 1.0 registry has no version column: nothing is cached then.)
+ */
+#define FILTER_CACHE_SIZE 8
+
+typedef struct FilterCacheEntry
+{
+	bool		used;
+	int64		id;
+	int64		version;
+	varatt_external ext;
+	uint64		lastuse;
+	MemoryContext mcxt;
+	BfFilter	filter;
+} FilterCacheEntry;
+
+static FilterCacheEntry filter_cache[FILTER_CACHE_SIZE];
+static uint64 filter_clock;
+
+static FilterCacheEntry *
+filter_cache_find(RegRow *r, varatt_external *ext)
+{
+	for (int i = 0; i < FILTER_CACHE_SIZE; i++)
+	{
+		FilterCacheEntry *e = &filter_cache[i];
+
+		if (e->used && e->id == r->id && e->version == r->version &&
+			memcmp(&e->ext, ext, sizeof(varatt_external)) == 0)
+		{
+			e->lastuse = ++filter_clock;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+static bool
+cacheable(RegRow *r)
+{
+	return r->has_version && VARATT_IS_EXTERNAL_ONDISK(r->filter_raw);
+}
+
+/*
+ * The filter of r if it is in-line or already cached (no detoast of a large
+ * value); false otherwise.
+ */
+bool
+bf_registry_filter_cached(RegRow *r, BfFilter *f)
+{
+	varatt_external ext;
+	FilterCacheEntry *e;
+
+	if (!VARATT_IS_EXTERNAL(r->filter_raw))
+	{
+		*f = bf_fetch(PointerGetDatum(r->filter_raw));
+		return true;
+	}
+	if (!cacheable(r))
+		return false;
+	VARATT_EXTERNAL_GET_POINTER(ext, r->filter_raw);
+	e = filter_cache_find(r, &ext);
+	if (e == NULL)
+		return false;
+	*f = e->filter;
+	return true;
+}
+
+/* the filter of r, detoasted (kept in the cache when it is out of line) */
+BfFilter
+bf_registry_filter(RegRow *r)
+{
+	varatt_external ext;
+	FilterCacheEntry *volatile victim = NULL;
+	FilterCacheEntry *e;
+	MemoryContext old;
+
+	if (!cacheable(r))
+		return bf_fetch(PointerGetDatum(r->filter_raw));
+
+	VARATT_EXTERNAL_GET_POINTER(ext, r->filter_raw);
+	e = filter_cache_find(r, &ext);
+	if (e)
+		return e->filter;
+	/* replace this row's old version, else a free slot, else the LRU one */
+	for (int i = 0; i < FILTER_CACHE_SIZE && victim == NULL; i++)
+		if (filter_cache[i].used && filter_cache[i].id == r->id)
+			victim = &filter_cache[i];
+	for (int i = 0; i < FILTER_CACHE_SIZE && victim == NULL; i++)
+		if (!filter_cache[i].used)
+			victim = &filter_cache[i];
+	if (victim == NULL)
+	{
+		victim = &filter_cache[0];
+		for (int i = 1; i < FILTER_CACHE_SIZE; i++)
+			if (filter_cache[i].lastuse < victim->lastuse)
+				victim = &filter_cache[i];
+	}
+	if (victim->used)
+	{
+		MemoryContextDelete(victim->mcxt);
+		victim->used = false;
+	}
+	victim->mcxt = AllocSetContextCreate(TopMemoryContext, "bloomfilter tracked filter",
+										 ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(victim->mcxt);
+	PG_TRY();
+	{
+		victim->filter.vl = detoast_attr(r->filter_raw);
+		bf_read_header(victim->filter.vl, &victim->filter.hdr);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(victim->mcxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	victim->id = r->id;
+	victim->version = r->version;
+	victim->ext = ext;
+	victim->lastuse = ++filter_clock;
+	victim->used = true;
+	return victim->filter;
+}
+
+/* the error of a lookup or a change of a column that has no filter */
+void
+bf_not_tracked(Oid relid, const char *colname)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("column \"%s\" of table \"%s\" is not tracked",
+					colname, get_rel_name(relid)),
+			 errhint("Call bf_track('%s', '%s') to create its filter.",
+					 bf_qualified_rel(relid), colname)));
+}

@@ -1,0 +1,602 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_track_lookup.c
+ *	  bf_might_contain and bf_tracked_filter: the answer for a table column,
+ *	  from its tracked filter or from any usable bloomfilter index on the
+ *	  column; and the helpers of the bf_tracked view.
+ *
+ * What a lookup of (table, column) needs beyond the value -- the column's
+ * number, the registry row, the index and its leaves, the checks that the
+ * filter covers every row -- is kept per backend and dropped by the
+ * relcache invalidation of any relation it was derived from (the table,
+ * its partitions, the indexes) or of the registry, which the extension
+ * invalidates itself whenever it changes a row (bf_registry.c).  So a warm
+ * lookup scans no catalog and, for method 'index', not the registry.
+ * Privileges are checked again for each statement and user.  Method
+ * 'trigger' reads the registry row with the statement's snapshot (the
+ * filter a statement sees must be that of its snapshot), and the filter
+ * itself from the backend's filter cache.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bf_track.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+
+#include "bf_am.h"
+#include "bf_relcheck.h"
+
+/* bf_index.c */
+extern Datum bf_index_filter(PG_FUNCTION_ARGS);
+
+/* ---- the per-backend cache of what a lookup of (table, column) needs ---- */
+
+typedef struct TrackKey
+{
+	Oid			relid;
+	NameData	col;
+} TrackKey;
+
+typedef struct TrackEntry
+{
+	TrackKey	key;
+	bool		valid;			/* false after an invalidation */
+	bool		complete;		/* the checks after the privilege check done */
+	uint64		generation;		/* new with every (re)build */
+	AttrNumber	attnum;
+	bool		use_index;
+	Oid			index;			/* method 'index': the index */
+	int			nleaves;
+	Oid		   *leaves;			/* ... and the indexes that hold bits */
+	int			nmembers;
+	Oid		   *members;		/* relations whose invalidation drops the entry */
+} TrackEntry;
+
+static HTAB *track_htab = NULL;
+static MemoryContext track_mcxt = NULL;
+static uint64 track_generation = 0;
+static uint64 track_invals = 0;
+
+void
+bf_lookup_invalidate(Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	TrackEntry *e;
+
+	if (track_htab == NULL)
+		return;
+	track_invals++;
+	hash_seq_init(&seq, track_htab);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		if (!OidIsValid(relid) || e->key.relid == relid)
+			e->valid = false;
+		else
+			for (int i = 0; i < e->nmembers && e->valid; i++)
+				if (e->members[i] == relid)
+					e->valid = false;
+	}
+}
+
+static TrackEntry *
+track_entry_lookup(Oid relid, const char *colname)
+{
+	TrackKey	key;
+	TrackEntry *e;
+	bool		found;
+
+	if (track_htab == NULL)
+	{
+		HASHCTL		ctl;
+
+		track_mcxt = AllocSetContextCreate(TopMemoryContext,
+										   "bloomfilter tracked lookups",
+										   ALLOCSET_SMALL_SIZES);
+		ctl.keysize = sizeof(TrackKey);
+		ctl.entrysize = sizeof(TrackEntry);
+		ctl.hcxt = track_mcxt;
+		track_htab = hash_create("bloomfilter tracked lookups", 16, &ctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	memset(&key, 0, sizeof(key));
+	key.relid = relid;
+	namestrcpy(&key.col, colname);
+	e = hash_search(track_htab, &key, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->valid = false;
+		e->leaves = NULL;
+		e->members = NULL;
+	}
+	return e;
+}
+
+static Oid *
+oid_array(List *l, int *n)
+{
+	Oid		   *a = MemoryContextAlloc(track_mcxt, sizeof(Oid) * (list_length(l) + 1));
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, l)
+		a[i++] = lfirst_oid(lc);
+	*n = i;
+	return a;
+}
+
+/* ---- errors ---- */
+
+static void
+stale_error(Oid relid, const char *colname, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("the filter of column \"%s\" of table \"%s\" is stale",
+					colname, get_rel_name(relid)),
+			 errdetail("%s", why),
+			 errhint("Call bf_rebuild('%s', '%s') to rebuild it.",
+					 bf_qualified_rel(relid), colname)));
+}
+
+static void
+unusable_index_error(Oid idx)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("bloomfilter index \"%s\" is not valid", get_rel_name(idx)),
+			 errdetail("An index left by a cancelled CREATE INDEX CONCURRENTLY, or a partitioned index missing a partition's index, may lack keys."),
+			 errhint("Run REINDEX INDEX %s.", bf_qualified_rel(idx))));
+}
+
+/*
+ * The filter reveals which values exist: as sensitive as the column, and
+ * more than the rows a policy lets the user see.
+ */
+static void
+check_select(Oid relid, const char *colname, AttrNumber attnum)
+{
+	Oid			userid = GetUserId();
+
+	if (pg_class_aclcheck(relid, userid, ACL_SELECT) != ACLCHECK_OK &&
+		pg_attribute_aclcheck(relid, attnum, userid, ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for column %s of table %s",
+						quote_identifier(colname), get_rel_name(relid)),
+				 errdetail("The filter of a tracked column reveals which values the column holds, so reading it requires SELECT on the column.")));
+	if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("row-level security of table \"%s\" applies to you, so its filter cannot be read",
+						get_rel_name(relid)),
+				 errdetail("The filter holds the keys of every row, also of those the policies hide from you.")));
+}
+
+/* ---- building an entry ---- */
+
+/* before the privilege check: only what the catalogs tell anyone */
+static void
+build_column(TrackEntry *e, Oid relid, const char *colname)
+{
+	AttrNumber	attnum;
+
+	if (get_rel_relkind(relid) == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	attnum = get_attnum(relid, colname);
+	if (attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						colname, get_rel_name(relid))));
+	if (attnum < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot track system column \"%s\"", colname)));
+	if (e->leaves)
+		pfree(e->leaves);
+	if (e->members)
+		pfree(e->members);
+	e->leaves = e->members = NULL;
+	e->nleaves = e->nmembers = 0;
+	e->attnum = attnum;
+	e->complete = false;
+	e->generation = ++track_generation;
+	e->valid = true;
+}
+
+/*
+ * Method 'trigger': the triggers must cover every table of the tree, and
+ * the column must still have the type the filter was built for (both are
+ * kept so by the DDL event trigger; this catches what it could not see).
+ */
+static List *
+check_trigger_method(const BfExt *ext, RegRow *r, Oid relid, AttrNumber attnum)
+{
+	char	   *problem = bf_sync_trigger_problem(ext, r->id, relid);
+	AttrNumber	recorded;
+	Oid			typid,
+				collid,
+				now_typid,
+				now_collid;
+	int32		typmod;
+
+	if (problem)
+		stale_error(relid, NameStr(r->col), problem);
+	get_atttypetypmodcoll(relid, attnum, &now_typid, &typmod, &now_collid);
+	if (bf_registry_attnum(ext, r->id, &recorded, &typid, &collid) &&
+		recorded == attnum && OidIsValid(typid) &&
+		(now_typid != typid || now_collid != collid))
+		stale_error(relid, NameStr(r->col),
+					"The type or collation of the column changed since the filter was built.");
+	return bf_tree_members(relid);
+}
+
+/* method 'index', or no registry row: a usable bloomfilter index */
+static List *
+check_index_method(TrackEntry *e, bool tracked, Oid relid, const char *colname)
+{
+	Oid			invalid;
+	Oid			idx = bf_find_bloom_index(relid, e->attnum, &invalid);
+	List	   *leaves;
+	List	   *members;
+	ListCell   *lc;
+
+	if (!OidIsValid(idx))
+	{
+		if (OidIsValid(invalid))
+			unusable_index_error(invalid);
+		if (!tracked)
+			bf_not_tracked(relid, colname);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the bloomfilter index of column \"%s\" of table \"%s\" is missing",
+						colname, get_rel_name(relid)),
+				 errhint("Call bf_rebuild('%s', '%s') to create it again.",
+						 bf_qualified_rel(relid), colname)));
+	}
+	leaves = bf_index_leaves(idx);
+	foreach(lc, leaves)
+		if (!bf_index_usable(lfirst_oid(lc)))
+			unusable_index_error(lfirst_oid(lc));
+	members = list_concat(bf_tree_members(relid), leaves);
+	members = lappend_oid(members, idx);
+	e->index = idx;
+	e->leaves = oid_array(leaves, &e->nleaves);
+	return members;
+}
+
+/* after the privilege check: the registry, the index, the tree */
+static void
+build_source(const BfExt *ext, TrackEntry *e, Oid relid, const char *colname)
+{
+	RegRow		r;
+	bool		tracked;
+	List	   *members;
+
+	/* what an earlier, failed build left */
+	if (e->leaves)
+		pfree(e->leaves);
+	if (e->members)
+		pfree(e->members);
+	e->leaves = e->members = NULL;
+	e->nleaves = e->nmembers = 0;
+	tracked = bf_registry_fetch(ext, 0, relid, colname, false, &r);
+
+	/* a filter that cannot see every row would answer false for some */
+	bf_check_local_rows(relid, "bf_might_contain");
+	bf_check_no_children(relid, "bf_might_contain");
+	if (tracked && r.stale)
+		stale_error(relid, colname, r.stale);
+	e->use_index = !tracked || r.use_index;
+	if (e->use_index)
+		members = check_index_method(e, tracked, relid, colname);
+	else
+		members = check_trigger_method(ext, &r, relid, e->attnum);
+	e->members = oid_array(members, &e->nmembers);
+	e->complete = true;
+}
+
+/* ---- per call site ---- */
+
+/*
+ * Per-call-site state: how to hash the value, whose privileges were
+ * checked against which entry, and (method 'trigger') the last registry
+ * probe with the snapshot it was made under.  Within one statement the
+ * snapshot does not change, so neither can the registry row it sees: the
+ * probe is reused until the active snapshot sees other rows (a new
+ * statement after a write or a commit, also in a PL/pgSQL loop where the
+ * call site survives across statements).
+ */
+typedef struct LookupCall
+{
+	bool		ti_valid;
+	BfTypeInfo	ti;
+
+	Oid			checked_user;
+	uint64		checked_generation;
+
+	bool		probe_valid;
+	uint64		probe_generation;
+	CommandId	curcid;
+	TransactionId xmin;
+	TransactionId xmax;
+	uint32		xcnt;
+	int32		subxcnt;
+	bool		suboverflowed;
+	TransactionId *xip;			/* xip, then subxip */
+	RegRow		row;			/* filter_raw in fn_mcxt */
+} LookupCall;
+
+static LookupCall *
+lookup_call(FunctionCallInfo fcinfo)
+{
+	LookupCall *c = fcinfo->flinfo->fn_extra;
+
+	if (c == NULL)
+	{
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(LookupCall));
+		fcinfo->flinfo->fn_extra = c;
+	}
+	return c;
+}
+
+/*
+ * The entry of (tbl, col) for this call, after the privilege check: the
+ * table is locked (AccessShareLock, as by a SELECT), which also makes this
+ * backend see the invalidations of everything committed before.
+ */
+static TrackEntry *
+lookup_entry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char	   *colname = NameStr(*PG_GETARG_NAME(1));
+	TrackEntry *e;
+
+	LockRelationOid(relid, AccessShareLock);
+	AcceptInvalidationMessages();
+	e = track_entry_lookup(relid, colname);
+	if (!e->valid)
+		build_column(e, relid, colname);
+	if (c->checked_user != GetUserId() || c->checked_generation != e->generation)
+	{
+		check_select(relid, colname, e->attnum);
+		c->checked_user = GetUserId();
+		c->checked_generation = e->generation;
+	}
+	if (!e->complete)
+	{
+		uint64		invals = track_invals;
+
+		build_source(ext, e, relid, colname);
+		/* an invalidation arrived while building: use it once, then rebuild */
+		if (track_invals != invals)
+			e->valid = false;
+	}
+	return e;
+}
+
+/*
+ * Can the last probe be reused?  Only under a snapshot that sees exactly
+ * the same rows: same xmin, xmax, command id and in-progress (sub)xids.
+ * The contents are compared, not the pointer: a later statement's snapshot
+ * may be allocated at the same address.  store: remember the active one.
+ */
+static bool
+same_snapshot(LookupCall *c, bool store, MemoryContext mcxt)
+{
+	Snapshot	s;
+
+	if (!ActiveSnapshotSet())
+		return false;
+	s = GetActiveSnapshot();
+	if (s->snapshot_type != SNAPSHOT_MVCC)
+		return false;
+	if (store)
+	{
+		c->curcid = s->curcid;
+		c->xmin = s->xmin;
+		c->xmax = s->xmax;
+		c->xcnt = s->xcnt;
+		c->subxcnt = s->subxcnt;
+		c->suboverflowed = s->suboverflowed;
+		if (c->xip)
+			pfree(c->xip);
+		c->xip = MemoryContextAlloc(mcxt, sizeof(TransactionId) * (s->xcnt + s->subxcnt + 1));
+		memcpy(c->xip, s->xip, sizeof(TransactionId) * s->xcnt);
+		memcpy(c->xip + s->xcnt, s->subxip, sizeof(TransactionId) * s->subxcnt);
+		return true;
+	}
+	return c->curcid == s->curcid && c->xmin == s->xmin && c->xmax == s->xmax &&
+		c->xcnt == s->xcnt && c->subxcnt == s->subxcnt &&
+		c->suboverflowed == s->suboverflowed &&
+		memcmp(c->xip, s->xip, sizeof(TransactionId) * s->xcnt) == 0 &&
+		memcmp(c->xip + s->xcnt, s->subxip, sizeof(TransactionId) * s->subxcnt) == 0;
+}
+
+/* method 'trigger': the registry row the statement's snapshot sees */
+static RegRow *
+probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
+			   TrackEntry *e)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char	   *colname = NameStr(*PG_GETARG_NAME(1));
+	RegRow		fresh;
+
+	if (c->probe_valid && c->probe_generation == e->generation &&
+		same_snapshot(c, false, NULL))
+		return &c->row;
+	c->probe_valid = false;
+	if (!bf_registry_fetch(ext, 0, relid, colname, false, &fresh) || fresh.use_index)
+	{
+		/* untracked or changed since the entry was built: start over */
+		e->valid = false;
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the filter of column \"%s\" of table \"%s\" changed during the lookup",
+						colname, get_rel_name(relid)),
+				 errhint("Retry the statement.")));
+	}
+	if (fresh.stale)
+		stale_error(relid, colname, fresh.stale);
+	if (fresh.filter_raw == NULL)
+		stale_error(relid, colname, "The registry holds no filter for the column.");
+
+	/* keep the probe for the rest of the statement */
+	if (c->row.filter_raw)
+		pfree(c->row.filter_raw);
+	c->row = fresh;
+	c->row.stale = NULL;
+	c->row.filter_raw = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+										   VARSIZE_ANY(fresh.filter_raw));
+	memcpy(c->row.filter_raw, fresh.filter_raw, VARSIZE_ANY(fresh.filter_raw));
+	c->probe_generation = e->generation;
+	c->probe_valid = same_snapshot(c, true, fcinfo->flinfo->fn_mcxt);
+	return &c->row;
+}
+
+PG_FUNCTION_INFO_V1(bf_might_contain);
+Datum
+bf_might_contain(PG_FUNCTION_ARGS)
+{
+	const BfExt *ext = bf_ext(fcinfo->flinfo->fn_oid, false);
+	LookupCall *c = lookup_call(fcinfo);
+	TrackEntry *e = lookup_entry(fcinfo, ext, c);
+	Datum		value = PG_GETARG_DATUM(2);
+	RegRow	   *r;
+	BfFilter	f;
+	uint64		h;
+
+	if (!c->ti_valid)
+	{
+		Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, 2);
+
+		if (!OidIsValid(argtype))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("could not determine the type of the value to look up")));
+		bf_typeinfo_init(&c->ti, argtype, PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+		c->ti_valid = true;
+	}
+	if (e->use_index)
+	{
+		/* the leaves, not the partitioned index: no pg_inherits scan per call */
+		int			n = e->nleaves;
+		Oid		   *leaves = e->leaves;
+
+		for (int i = 0; i < n; i++)
+			if (bf_index_might_contain(leaves[i], &c->ti, value))
+				PG_RETURN_BOOL(true);
+		PG_RETURN_BOOL(false);
+	}
+	r = probe_registry(fcinfo, ext, c, e);
+	f = bf_registry_filter(r);
+	if (f.hdr.family == BF_FAMILY_NONE)
+		PG_RETURN_BOOL(false);	/* nothing was ever added */
+	if (c->ti.family == BF_FAMILY_RECORD)
+		bf_record_prepare(&c->ti, value);
+	bf_check_family(&f.hdr, NULL, &c->ti, false);
+	h = bf_hash_datum(&c->ti, value, f.hdr.seed);
+	PG_RETURN_BOOL(bloom_test_hash(BF_BITS(f.vl), f.hdr.nblocks, f.hdr.nhashes, h));
+}
+
+PG_FUNCTION_INFO_V1(bf_tracked_filter);
+Datum
+bf_tracked_filter(PG_FUNCTION_ARGS)
+{
+	const BfExt *ext = bf_ext(fcinfo->flinfo->fn_oid, false);
+	LookupCall *c = lookup_call(fcinfo);
+	TrackEntry *e = lookup_entry(fcinfo, ext, c);
+	RegRow	   *r;
+
+	if (e->use_index)
+		PG_RETURN_DATUM(DirectFunctionCall1(bf_index_filter, ObjectIdGetDatum(e->index)));
+	r = probe_registry(fcinfo, ext, c, e);
+	PG_RETURN_POINTER(PG_DETOAST_DATUM_COPY(PointerGetDatum(r->filter_raw)));
+}
+
+/* ---- helpers of the bf_tracked view ---- */
+
+/*
+ * bf_track_index(tbl, col): the usable bloomfilter index on the column
+ * (NULL if there is none).  Which indexes exist is no secret (pg_index).
+ */
+PG_FUNCTION_INFO_V1(bf_track_index);
+Datum
+bf_track_index(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char	   *colname = NameStr(*PG_GETARG_NAME(1));
+	AttrNumber	attnum;
+	char		relkind = get_rel_relkind(relid);
+	Oid			idx;
+
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+		PG_RETURN_NULL();
+	attnum = get_attnum(relid, colname);
+	if (attnum <= 0)
+		PG_RETURN_NULL();
+	idx = bf_find_bloom_index(relid, attnum, NULL);
+	if (!OidIsValid(idx))
+		PG_RETURN_NULL();
+	PG_RETURN_OID(idx);
+}
+
+PG_FUNCTION_INFO_V1(bf_track_stats);
+Datum
+bf_track_stats(PG_FUNCTION_ARGS)
+{
+	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
+	uint8	   *bits = BF_BITS(f.vl);
+	double		m = (double) f.hdr.nblocks * BLOOM_BLOCK_BITS;
+	uint64		set = 0;
+	double		fpr_sum = 0.0;
+	double		fill;
+	double		card;
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	/*
+	 * A lookup probes k bits of one block, so the expected false-positive
+	 * rate is the mean over blocks of (bits set in the block / 512)^k.
+	 */
+	for (uint64 b = 0; b < f.hdr.nblocks; b++)
+	{
+		uint64		c = bloom_popcount(bits + b * BLOOM_BLOCK_BYTES, BLOOM_BLOCK_BYTES);
+
+		if ((b & 65535) == 0)
+			CHECK_FOR_INTERRUPTS();
+		set += c;
+		if (c > 0)
+			fpr_sum += pow((double) c / BLOOM_BLOCK_BITS, f.hdr.nhashes);
+	}
+	fill = m > 0 ? (double) set / m : 0.0;
+	/* the usual estimate n = -(m/k) ln(1 - X/m) */
+	card = fill >= 1.0 ? get_float8_infinity() :
+		-(m / f.hdr.nhashes) * log1p(-fill);
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	values[0] = Float8GetDatum(card);
+	values[1] = Float8GetDatum(fill);
+	values[2] = Float8GetDatum(f.hdr.nblocks > 0 ? fpr_sum / f.hdr.nblocks : 0.0);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -1,0 +1,665 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_track_manage.c
+ *	  bf_track, bf_untrack and bf_rebuild: creating, dropping and rebuilding
+ *	  the filter of a table column.
+ *
+ * They require ownership of the table.  What they create on the caller's
+ * table with a choice of place -- the bloomfilter index, which lands in
+ * the caller's default_tablespace -- is created with the caller's own
+ * rights; the registry rows and the sync triggers (whose definition is
+ * fixed) are written as the registry's owner, who also reads the table so
+ * that row-level security cannot hide rows from the filter.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bf_track.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "bf_am.h"
+#include "bf_relcheck.h"
+
+/* bf_funcs.c */
+extern Datum bf_create(PG_FUNCTION_ARGS);
+
+/* ---- checks ---- */
+
+static void
+check_owner(Oid relid)
+{
+	char		relkind = get_rel_relkind(relid);
+
+	if (relkind == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (!bf_rel_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(relkind),
+					   get_rel_name(relid));
+}
+
+static void
+check_args_not_null(FunctionCallInfo fcinfo, const char *fname)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s: the table and the column must not be NULL", fname)));
+}
+
+/* the attribute number of a user column, or a clear error */
+static AttrNumber
+user_column(Oid relid, const char *colname)
+{
+	AttrNumber	attnum = get_attnum(relid, colname);
+
+	if (attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						colname, get_rel_name(relid))));
+	if (attnum < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot track system column \"%s\"", colname)));
+	return attnum;
+}
+
+/*
+ * bf_track and bf_rebuild read the table with a fresh snapshot after
+ * locking it; a transaction snapshot taken before the lock could miss rows
+ * committed meanwhile, i.e. give false negatives.
+ */
+static void
+check_read_committed(const char *fname)
+{
+	if (IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+				 errmsg("%s must run at isolation level READ COMMITTED", fname),
+				 errdetail("Under REPEATABLE READ or SERIALIZABLE the table would be read with a snapshot taken before it was locked, missing rows committed meanwhile."),
+				 errhint("Run it in its own transaction or at READ COMMITTED.")));
+}
+
+static void
+check_capacity_arg(FunctionCallInfo fcinfo, int argno, bool use_index)
+{
+	int64		capacity;
+
+	if (PG_ARGISNULL(argno))
+		return;
+	capacity = PG_GETARG_INT64(argno);
+	if (capacity <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("capacity must be positive"),
+				 errhint("Pass NULL to have it chosen from the size of the table.")));
+	if (use_index && capacity > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("capacity " INT64_FORMAT " is too large for method 'index'", capacity),
+				 errdetail("The index's capacity option is at most %d.", PG_INT32_MAX)));
+}
+
+/*
+ * Lock the table and, when partitioned, its partitions (as LOCK TABLE
+ * does); then make sure it was not dropped while we waited.
+ */
+static void
+lock_tree(Oid relid, LOCKMODE mode)
+{
+	LockRelationOid(relid, mode);
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+		list_free(find_all_inheritors(relid, mode, NULL));
+}
+
+/* ---- sizes ---- */
+
+/* NULL capacity: max(1000, 2 x rows now), rows counted exactly */
+static int64
+auto_capacity(Oid relid, bool only)
+{
+	char	   *sql = psprintf("SELECT pg_catalog.count(*) FROM %s%s",
+							   only ? "ONLY " : "", bf_qualified_rel(relid));
+	bool		isnull;
+	int64		rows;
+
+	bf_spi_exec(sql, 0, NULL, NULL, SPI_OK_SELECT);
+	rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+									   SPI_tuptable->tupdesc, 1, &isnull));
+	return Max((int64) BF_MIN_CAPACITY, BF_GROWTH * rows);
+}
+
+static BfFilter
+new_filter(int64 capacity, double fpr)
+{
+	BfFilter	f;
+
+	f.vl = (struct varlena *)
+		DatumGetPointer(DirectFunctionCall3(bf_create, Int64GetDatum(capacity),
+											Float8GetDatum(fpr), Int64GetDatum(0)));
+	bf_read_header(f.vl, &f.hdr);
+	return f;
+}
+
+/*
+ * Capacity and rate of the index's filter, read from its metapage (of its
+ * first leaf when partitioned); the defaults when it has no leaf yet.
+ */
+static void
+index_size(Oid idx, int64 *capacity, double *fpr)
+{
+	List	   *leaves = bf_index_leaves(idx);
+	Relation	leaf;
+	BfIndexMeta meta;
+
+	if (leaves == NIL)
+	{
+		*capacity = BF_MIN_CAPACITY;
+		return;
+	}
+	leaf = index_open(linitial_oid(leaves), AccessShareLock);
+	bf_index_meta(leaf, &meta);
+	index_close(leaf, AccessShareLock);
+	*capacity = meta.capacity;
+	*fpr = meta.fpr;
+}
+
+/* ---- the index ---- */
+
+static char *
+index_options(bool capacity_given, int64 capacity, double fpr)
+{
+	char		fprbuf[64];
+
+	snprintf(fprbuf, sizeof(fprbuf), "%.17g", fpr);
+	if (capacity_given)
+		return psprintf("fpr = %s, capacity = " INT64_FORMAT, fprbuf, capacity);
+	return psprintf("fpr = %s, capacity = 0", fprbuf);
+}
+
+/*
+ * CREATE INDEX ... USING bloomfilter on the column, as the caller (it is
+ * the caller's object, in the caller's default_tablespace); returns its
+ * name.
+ */
+static char *
+create_bloom_index(BfSpiContext *cx, Oid relid, const char *colname,
+				   bool capacity_given, int64 capacity, double fpr)
+{
+	Oid			nsp = get_rel_namespace(relid);
+	char	   *name = ChooseRelationName(get_rel_name(relid), colname, "bf", nsp, false);
+
+	bf_as_caller(cx);
+	bf_spi_ddl(psprintf("CREATE INDEX %s ON %s USING bloomfilter (%s) WITH (%s)",
+						quote_identifier(name), bf_qualified_rel(relid),
+						quote_identifier(colname),
+						index_options(capacity_given, capacity, fpr)));
+	bf_as_owner(cx);
+	return name;
+}
+
+static void
+invalid_index_error(Oid invalid, const char *colname)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("bloomfilter index \"%s\" on column \"%s\" is not valid",
+					get_rel_name(invalid), colname),
+			 errdetail("A cancelled CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY leaves an index that misses rows."),
+			 errhint("Run REINDEX INDEX %s, or drop it.", bf_qualified_rel(invalid))));
+}
+
+/* ---- registry rows ---- */
+
+/* the attribute number, type and collation a registry row follows */
+static void
+record_attnum(BfSpiContext *cx, int64 id, Oid relid, AttrNumber attnum)
+{
+	Oid			types[4] = {INT8OID, INT2OID, OIDOID, OIDOID};
+	Datum		values[4];
+	Oid			typid;
+	int32		typmod;
+	Oid			collid;
+
+	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
+	values[0] = Int64GetDatum(id);
+	values[1] = Int16GetDatum(attnum);
+	values[2] = ObjectIdGetDatum(typid);
+	values[3] = ObjectIdGetDatum(collid);
+	bf_spi_exec(psprintf("DELETE FROM %s WHERE id = $1", cx->ext->registry_attnum),
+				1, types, values, SPI_OK_DELETE);
+	bf_spi_exec(psprintf("INSERT INTO %s (id, attnum, atttypid, attcollation) VALUES ($1, $2, $3, $4)",
+						 cx->ext->registry_attnum),
+				4, types, values, SPI_OK_INSERT);
+}
+
+/* the registry row of (relid, col), locked FOR UPDATE, or bf_not_tracked() */
+static void
+lock_registry_row(BfSpiContext *cx, Oid relid, Datum colname, RegRow *r)
+{
+	Oid			types[2] = {OIDOID, NAMEOID};
+	Datum		values[2] = {ObjectIdGetDatum(relid), colname};
+	bool		isnull;
+	int64		id;
+
+	bf_as_owner(cx);
+	bf_spi_exec(psprintf("SELECT id FROM %s WHERE tbl = $1 AND col = $2 FOR UPDATE",
+						 cx->ext->registry),
+				2, types, values, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
+	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	/* the row as it is now, after waiting for the lock */
+	if (!bf_registry_fetch(cx->ext, id, InvalidOid, NULL, true, r))
+		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
+}
+
+/* ---- bf_track ---- */
+
+/* method 'index': adopt a usable bloomfilter index on the column, or make one */
+static void
+track_with_index(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id, Oid relid,
+				 const char *colname, AttrNumber attnum, double fpr)
+{
+	const BfExt *ext = cx->ext;
+	Oid			invalid;
+	Oid			idx = bf_find_bloom_index(relid, attnum, &invalid);
+	char	   *created = NULL;
+	int64		capacity;
+	Oid			types[6] = {INT8OID, OIDOID, NAMEOID, INT8OID, FLOAT8OID, NAMEOID};
+	Datum		values[6];
+
+	if (!OidIsValid(idx))
+	{
+		if (OidIsValid(invalid))
+			invalid_index_error(invalid, colname);
+		created = create_bloom_index(cx, relid, colname, !PG_ARGISNULL(2),
+									 PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2), fpr);
+		idx = bf_find_bloom_index(relid, attnum, NULL);
+		if (!OidIsValid(idx))
+			elog(ERROR, "index \"%s\" just created was not found", created);
+	}
+	else
+		ereport(NOTICE,
+				(errmsg("bf_track: column \"%s\" already has the bloomfilter index \"%s\", which now holds its filter",
+						colname, get_rel_name(idx)),
+				 errdetail("The index keeps its own capacity and false-positive rate; bf_untrack will not drop it."),
+				 errhint("Call bf_rebuild to resize it.")));
+	index_size(idx, &capacity, &fpr);
+
+	/*
+	 * The server keeps the index current on every INSERT, COPY and UPDATE;
+	 * the registry row records that the column is tracked and whether
+	 * bf_untrack should drop the index.
+	 */
+	values[0] = Int64GetDatum(id);
+	values[1] = ObjectIdGetDatum(relid);
+	values[2] = PG_GETARG_DATUM(1);
+	values[3] = Int64GetDatum(capacity);
+	values[4] = Float8GetDatum(fpr);
+	if (ext->att_created_index)
+	{
+		NameData	nd;
+		char		nulls[6] = {' ', ' ', ' ', ' ', ' ', created ? ' ' : 'n'};
+		int			rc;
+
+		namestrcpy(&nd, created ? created : "");
+		values[5] = NameGetDatum(&nd);
+		rc = SPI_execute_with_args(psprintf("INSERT INTO %s (id, tbl, col, method, capacity, fpr, created_index) "
+											"VALUES ($1, $2, $3, 'index', $4, $5, $6)", ext->registry),
+								   6, types, values, nulls, false, 0);
+		if (rc != SPI_OK_INSERT)
+			elog(ERROR, "could not insert into the bloomfilter registry: %s",
+				 SPI_result_code_string(rc));
+	}
+	else
+		bf_spi_exec(psprintf("INSERT INTO %s (id, tbl, col, method, capacity, fpr) "
+							 "VALUES ($1, $2, $3, 'index', $4, $5)", ext->registry),
+					5, types, values, SPI_OK_INSERT);
+}
+
+/* method 'trigger': install the sync triggers, then read the table */
+static void
+track_with_triggers(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id, Oid relid,
+					const char *colname, double fpr)
+{
+	bool		only = get_rel_relkind(relid) == RELKIND_RELATION;
+	int64		capacity = PG_ARGISNULL(2) ? auto_capacity(relid, only) : PG_GETARG_INT64(2);
+	BfFilter	f = new_filter(capacity, fpr);
+	List	   *members = bf_tree_members(relid);
+	ListCell   *lc;
+	Oid			types[6] = {INT8OID, OIDOID, NAMEOID, INT8OID, FLOAT8OID, InvalidOid};
+	Datum		values[6];
+
+	/* every table of the tree, so that direct writes to a partition count */
+	foreach(lc, members)
+	{
+		char		kind = get_rel_relkind(lfirst_oid(lc));
+
+		if (kind == RELKIND_RELATION || kind == RELKIND_PARTITIONED_TABLE)
+			bf_install_triggers(cx, id, lfirst_oid(lc));
+	}
+	bf_fill_from_rel(&f, relid, colname, only, "bf_track");
+
+	types[5] = cx->ext->bftype;
+	values[0] = Int64GetDatum(id);
+	values[1] = ObjectIdGetDatum(relid);
+	values[2] = PG_GETARG_DATUM(1);
+	values[3] = Int64GetDatum(capacity);
+	values[4] = Float8GetDatum(fpr);
+	values[5] = PointerGetDatum(f.vl);
+	bf_spi_exec(psprintf("INSERT INTO %s (id, tbl, col, method, capacity, fpr, filter) "
+						 "VALUES ($1, $2, $3, 'trigger', $4, $5, $6)", cx->ext->registry),
+				6, types, values, SPI_OK_INSERT);
+}
+
+PG_FUNCTION_INFO_V1(bf_track);
+Datum
+bf_track(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	char	   *colname;
+	double		fpr = PG_ARGISNULL(3) ? 0.01 : PG_GETARG_FLOAT8(3);
+	char	   *method = PG_ARGISNULL(4) ? "index" : text_to_cstring(PG_GETARG_TEXT_PP(4));
+	bool		use_index;
+	AttrNumber	attnum;
+	Oid			typid;
+	int32		typmod;
+	Oid			collid;
+	BfTypeInfo	ti;
+	BfSpiContext cx;
+	int64		id;
+	bool		isnull;
+	Oid			types[2] = {OIDOID, NAMEOID};
+	Datum		values[2];
+
+	check_args_not_null(fcinfo, "bf_track");
+	relid = PG_GETARG_OID(0);
+	colname = NameStr(*PG_GETARG_NAME(1));
+
+	use_index = (strcmp(method, "index") == 0);
+	if (!use_index && strcmp(method, "trigger") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown bf_track method \"%s\"", method),
+				 errhint("The methods are 'index' (a bloomfilter index, for busy tables) and 'trigger' (a filter value kept by statement triggers).")));
+	check_capacity_arg(fcinfo, 2, use_index);
+	bf_check_fpr(fpr);
+	check_read_committed("bf_track");
+	check_owner(relid);
+	if (get_rel_relkind(relid) != RELKIND_RELATION &&
+		get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		bf_check_local_rows(relid, "bf_track");
+	if (get_rel_relispartition(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot track \"%s\": it is a partition", get_rel_name(relid)),
+				 errdetail("Rows inserted through the partitioned table do not fire the statement triggers of its partitions."),
+				 errhint("Track the partitioned table at the root instead.")));
+	attnum = user_column(relid, colname);
+	/* fails early for types that cannot be hashed */
+	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
+	bf_typeinfo_init(&ti, typid, collid, CurrentMemoryContext);
+
+	/*
+	 * Block writers of the table (and its partitions) from now to commit and
+	 * wait for those in flight: the triggers exist before the table is
+	 * read, so every row is either read below or synced by a trigger.
+	 */
+	lock_tree(relid, ShareRowExclusiveLock);
+	/* only now: the partitions cannot change any more */
+	bf_check_local_rows(relid, "bf_track");
+	bf_check_no_children(relid, "bf_track");
+
+	bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
+	/* one bf_track at a time picks the next id */
+	LockRelationOid(cx.ext->registry_relid, ShareRowExclusiveLock);
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = PG_GETARG_DATUM(1);
+	bf_spi_exec(psprintf("SELECT 1 FROM %s WHERE tbl = $1 AND col = $2", cx.ext->registry),
+				2, types, values, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("column \"%s\" of table \"%s\" is already tracked",
+						colname, get_rel_name(relid)),
+				 errhint("Use bf_rebuild to rebuild its filter, or bf_untrack first.")));
+	bf_spi_exec(psprintf("SELECT COALESCE(pg_catalog.max(id), 0) + 1 FROM %s", cx.ext->registry),
+				0, NULL, NULL, SPI_OK_SELECT);
+	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+
+	if (use_index)
+		track_with_index(fcinfo, &cx, id, relid, colname, attnum, fpr);
+	else
+		track_with_triggers(fcinfo, &cx, id, relid, colname, fpr);
+	record_attnum(&cx, id, relid, attnum);
+	bf_registry_changed(cx.ext);
+	bf_spi_end(&cx);
+	PG_RETURN_VOID();
+}
+
+/* ---- bf_untrack ---- */
+
+/* the bloomfilter index named name on relid, or InvalidOid */
+static Oid
+index_named(Oid relid, const char *name)
+{
+	Oid			idx = get_relname_relid(name, get_rel_namespace(relid));
+	Relation	rel;
+	bool		ok;
+
+	if (!OidIsValid(idx) || IndexGetRelation(idx, true) != relid)
+		return InvalidOid;
+	rel = relation_open(idx, AccessShareLock);
+	ok = rel->rd_rel->relam == get_index_am_oid("bloomfilter", false);
+	relation_close(rel, AccessShareLock);
+	return ok ? idx : InvalidOid;
+}
+
+PG_FUNCTION_INFO_V1(bf_untrack);
+Datum
+bf_untrack(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char	   *colname = NameStr(*PG_GETARG_NAME(1));
+	BfSpiContext cx;
+	RegRow		r;
+
+	check_owner(relid);
+	bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
+	lock_registry_row(&cx, relid, PG_GETARG_DATUM(1), &r);
+	if (r.use_index)
+	{
+		Oid			idx = InvalidOid;
+
+		if (r.has_created_index)
+		{
+			idx = index_named(relid, NameStr(r.created_index));
+			if (!OidIsValid(idx))
+				ereport(NOTICE,
+						(errmsg("bf_untrack: the index \"%s\" that bf_track created is gone; no index dropped",
+								NameStr(r.created_index))));
+		}
+		else if (cx.ext->att_created_index == 0)
+		{
+			/* a 1.0 registry: bf_track always created the index then */
+			AttrNumber	attnum = get_attnum(relid, colname);
+
+			if (attnum > 0)
+				idx = bf_find_bloom_index(relid, attnum, NULL);
+		}
+		if (OidIsValid(idx))
+		{
+			/* the caller's object: dropped with the caller's rights */
+			bf_as_caller(&cx);
+			bf_spi_ddl(psprintf("DROP INDEX %s", bf_qualified_rel(idx)));
+			bf_as_owner(&cx);
+		}
+	}
+	else
+		bf_drop_triggers(&cx, r.id, false);
+	bf_registry_delete(&cx, r.id);
+	bf_spi_end(&cx);
+	PG_RETURN_VOID();
+}
+
+/* ---- bf_rebuild ---- */
+
+/*
+ * Method 'index': REINDEX with the new size (each leaf on its own: REINDEX
+ * of a partitioned index cannot run inside the function's transaction).
+ * An invalid index is repaired the same way; a missing one is created.
+ */
+static void
+rebuild_index(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
+			  const char *colname, double fpr)
+{
+	AttrNumber	attnum = user_column(relid, colname);
+	Oid			invalid;
+	Oid			idx = bf_find_bloom_index(relid, attnum, &invalid);
+	char	   *created = NULL;
+	int64		capacity;
+	Oid			types[4] = {INT8OID, INT8OID, FLOAT8OID, NAMEOID};
+	Datum		values[4];
+	NameData	nd;
+
+	if (!OidIsValid(idx) && !OidIsValid(invalid))
+	{
+		created = create_bloom_index(cx, relid, colname, !PG_ARGISNULL(2),
+									 PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2), fpr);
+		idx = bf_find_bloom_index(relid, attnum, &invalid);
+	}
+	else
+	{
+		Oid			target = OidIsValid(idx) ? idx : invalid;
+		List	   *leaves = bf_index_leaves(target);
+		ListCell   *lc;
+		char	   *opts = index_options(!PG_ARGISNULL(2),
+										 PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2), fpr);
+
+		foreach(lc, leaves)
+		{
+			bf_spi_ddl(psprintf("ALTER INDEX %s SET (%s)", bf_qualified_rel(lfirst_oid(lc)), opts));
+			bf_spi_ddl(psprintf("REINDEX INDEX %s", bf_qualified_rel(lfirst_oid(lc))));
+		}
+		CommandCounterIncrement();
+		idx = bf_find_bloom_index(relid, attnum, &invalid);
+	}
+	if (!OidIsValid(idx))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("bloomfilter index \"%s\" on column \"%s\" is still not valid after its rebuild",
+						get_rel_name(invalid), colname),
+				 errdetail("A partitioned index is valid only when every partition has its index attached."),
+				 errhint("Drop the index and call bf_rebuild again to create a new one.")));
+	index_size(idx, &capacity, &fpr);
+
+	values[0] = Int64GetDatum(r->id);
+	values[1] = Int64GetDatum(capacity);
+	values[2] = Float8GetDatum(fpr);
+	namestrcpy(&nd, created ? created : "");
+	values[3] = NameGetDatum(&nd);
+	bf_spi_exec(psprintf("UPDATE %s SET capacity = $2, fpr = $3, deleted_since_rebuild = 0%s%s "
+						 "WHERE id = $1", cx->ext->registry,
+						 cx->ext->att_stale ? ", stale = NULL" : "",
+						 created && cx->ext->att_created_index ? ", created_index = $4" : ""),
+				4, types, values, SPI_OK_UPDATE);
+}
+
+/* method 'trigger': repair the triggers, read the table into a new filter */
+static void
+rebuild_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
+			   const char *colname, double fpr)
+{
+	bool		only = get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE;
+	int64		capacity;
+	BfFilter	f;
+	Oid			types[4] = {INT8OID, InvalidOid, INT8OID, FLOAT8OID};
+	Datum		values[4];
+
+	bf_install_missing_triggers(cx, r->id, relid);
+	capacity = PG_ARGISNULL(2) ? auto_capacity(relid, only) : PG_GETARG_INT64(2);
+	f = new_filter(capacity, fpr);
+	bf_fill_from_rel(&f, relid, colname, only, "bf_rebuild");
+
+	types[1] = cx->ext->bftype;
+	values[0] = Int64GetDatum(r->id);
+	values[1] = PointerGetDatum(f.vl);
+	values[2] = Int64GetDatum(capacity);
+	values[3] = Float8GetDatum(fpr);
+	bf_spi_exec(psprintf("UPDATE %s SET filter = $2, capacity = $3, fpr = $4, "
+						 "deleted_since_rebuild = 0%s%s WHERE id = $1",
+						 cx->ext->registry,
+						 cx->ext->att_stale ? ", stale = NULL" : "",
+						 cx->ext->att_version ? ", version = DEFAULT" : ""),
+				4, types, values, SPI_OK_UPDATE);
+}
+
+PG_FUNCTION_INFO_V1(bf_rebuild);
+Datum
+bf_rebuild(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	char	   *colname;
+	BfSpiContext cx;
+	RegRow		r;
+	double		fpr;
+	AttrNumber	attnum;
+	Oid			typid;
+	int32		typmod;
+	Oid			collid;
+	BfTypeInfo	ti;
+
+	check_args_not_null(fcinfo, "bf_rebuild");
+	relid = PG_GETARG_OID(0);
+	colname = NameStr(*PG_GETARG_NAME(1));
+	check_read_committed("bf_rebuild");
+	check_owner(relid);
+
+	/*
+	 * SHARE: writers wait (before their sync trigger could race with the
+	 * swap), readers and bf_might_contain go on with the old filter.
+	 */
+	lock_tree(relid, ShareLock);
+	bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
+	lock_registry_row(&cx, relid, PG_GETARG_DATUM(1), &r);
+	check_capacity_arg(fcinfo, 2, r.use_index);
+	fpr = PG_ARGISNULL(3) ? r.fpr : PG_GETARG_FLOAT8(3);
+	bf_check_fpr(fpr);
+	bf_check_local_rows(relid, "bf_rebuild");
+	bf_check_no_children(relid, "bf_rebuild");
+	attnum = user_column(relid, colname);
+	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
+	bf_typeinfo_init(&ti, typid, collid, CurrentMemoryContext);
+
+	if (r.use_index)
+		rebuild_index(fcinfo, &cx, &r, relid, colname, fpr);
+	else
+		rebuild_filter(fcinfo, &cx, &r, relid, colname, fpr);
+	/* the filter now follows the column's current type */
+	record_attnum(&cx, r.id, relid, attnum);
+	bf_registry_changed(cx.ext);
+	bf_spi_end(&cx);
+	PG_RETURN_VOID();
+}
