@@ -21,7 +21,8 @@ type confKey struct {
 }
 
 type confFile struct {
-	Format int `json:"format"`
+	Format int               `json:"format"`
+	Types  map[string]string `json:"types"` // type name -> family`
 	Hashes []struct {
 		Key    confKey `json:"key"`
 		Seed   string  `json:"seed"`
@@ -108,13 +109,13 @@ func conformanceSeeds() []uint64 {
 }
 
 // keyValue maps a conformance key to the Go value that hashes like it.
-// family is the key's family when the file names it (enums: a type name
-// of the test's own).
-func keyValue(k confKey, family string) (any, error) {
+// types is the file's map of type names to families (it names the
+// generator's own enum types, in records too).
+func keyValue(k confKey, types map[string]string) (any, error) {
 	if k.Type == "record" {
 		rec := make(Record, len(k.Fields))
 		for i, fk := range k.Fields {
-			v, err := keyValue(fk, "")
+			v, err := keyValue(fk, types)
 			if err != nil {
 				return nil, err
 			}
@@ -123,7 +124,7 @@ func keyValue(k confKey, family string) (any, error) {
 		return rec, nil
 	}
 	fam, known := FamilyOfType(k.Type)
-	if !known && family == "enum" {
+	if !known && types[k.Type] == "enum" {
 		fam, known = FamilyEnum, true
 	}
 	if k.Value == nil {
@@ -145,7 +146,7 @@ func keyValue(k confKey, family string) (any, error) {
 func TestConformanceHashes(t *testing.T) {
 	c := loadConformance(t)
 	for i, h := range c.Hashes {
-		v, err := keyValue(h.Key, h.Family)
+		v, err := keyValue(h.Key, c.Types)
 		if err != nil {
 			t.Errorf("hash %d: %v", i, err)
 			continue
@@ -196,7 +197,7 @@ func TestConformanceFilters(t *testing.T) {
 			}
 		}
 		for i, p := range cf.Probes {
-			v, err := keyValue(p.Key, f.Family().String())
+			v, err := keyValue(p.Key, c.Types)
 			if err != nil {
 				t.Errorf("%s probe %d: %v", cf.Name, i, err)
 				continue

@@ -31,7 +31,7 @@ var (
 	dbPQ  *sql.DB   // lib/pq
 	dbPGX *sql.DB   // pgx through database/sql
 	conn  *pgx.Conn // pgx native
-	nkeys = envInt("BF_E2E_KEYS", 100000)
+	nkeys = envInt("BF_E2E_KEYS", 10000)
 )
 
 func envInt(name string, def int) int {
@@ -123,7 +123,7 @@ func serverAnswers(t *testing.T, probes []int64) []bool {
 func TestTrackedFilterProbes(t *testing.T) {
 	// half present (multiples of 7 in the table), half absent
 	r := rand.New(rand.NewSource(5))
-	probes := make([]int64, 100000)
+	probes := make([]int64, envInt("BF_E2E_PROBES", 10000))
 	for i := range probes {
 		if i%2 == 0 {
 			probes[i] = 7 * (1 + r.Int63n(int64(nkeys)))
