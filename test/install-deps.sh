@@ -34,6 +34,8 @@ PKGS="$PKGS python3 python3-xxhash git"
 # BF_DEPS_CLIENTS=0): node and npm from wherever this machine has them
 if [ "${BF_DEPS_CLIENTS:-1}" = 1 ]; then
 	command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"
+	# the Go client: the toolchain, and lib/pq and pgx v4 for its end-to-end tests
+	PKGS="$PKGS golang-go golang-github-lib-pq-dev golang-github-jackc-pgx-v4-dev"
 fi
 # the outer run: Debian roots (version matrix, fresh machine), the package
 [ "${BF_NESTED:-0}" = 1 ] ||
