@@ -1,0 +1,3 @@
+module github.com/bloomfilter-pg/bloomfilter/clients/go
+
+go 1.19

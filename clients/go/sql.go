@@ -1,0 +1,60 @@
+// database/sql integration: a *Filter can be the destination of Scan
+// (lib/pq and pgx, text or binary results, a bloomfilter column or its
+// ::bytea) and a query argument (its text form, for a bloomfilter
+// parameter).
+
+package bloomfilter
+
+import (
+	"bytes"
+	"database/sql/driver"
+	"encoding/hex"
+	"fmt"
+)
+
+// Scan implements sql.Scanner.  It accepts the bytes of the format
+// (bytea, binary results), the text form, and bytea's hex text ("\x…",
+// as drivers that do not decode bytea give it).  Scanning NULL is an
+// error; scan into a **Filter (or sql.Null[...] wrapper) to allow NULL.
+func (f *Filter) Scan(src any) error {
+	var g *Filter
+	var err error
+	switch x := src.(type) {
+	case []byte:
+		g, err = parseAny(x)
+	case string:
+		g, err = parseAny([]byte(x))
+	case nil:
+		return fmt.Errorf("bloomfilter: cannot scan NULL into a Filter")
+	default:
+		return fmt.Errorf("bloomfilter: cannot scan %T into a Filter", src)
+	}
+	if err != nil {
+		return err
+	}
+	*f = *g
+	return nil
+}
+
+// parseAny tells the three representations apart by their first bytes:
+// "BLMF" (binary), "bloomfilter:1" (text), "\x" (bytea hex text).
+func parseAny(b []byte) (*Filter, error) {
+	switch {
+	case bytes.HasPrefix(b, []byte(textPrefix)):
+		return ParseText(string(b))
+	case bytes.HasPrefix(b, []byte(`\x`)):
+		raw := make([]byte, hex.DecodedLen(len(b)-2))
+		if _, err := hex.Decode(raw, b[2:]); err != nil {
+			return nil, binaryError("bad bytea hex text: %v", err)
+		}
+		return parseOwned(raw)
+	}
+	return Parse(b)
+}
+
+// Value implements driver.Valuer: the text form, which a bloomfilter
+// parameter accepts from either driver.  (For a bytea parameter pass
+// f.Bytes().)
+func (f *Filter) Value() (driver.Value, error) {
+	return f.String(), nil
+}

@@ -1,0 +1,26 @@
+# The Go client (clients/go): go vet and its unit and conformance tests;
+# its pure-Go XXH3 and fpr parsing against the C references (libxxhash,
+# strtod; build tag cref); then the end-to-end tests against a server
+# with lib/pq and pgx v4 (Debian's sources, GOPATH mode: the Go module
+# proxy is not reachable).
+set -euo pipefail
+export GOPROXY=off GOFLAGS= GOTOOLCHAIN=local
+export GOCACHE="${GOCACHE:-${TMPDIR:-/tmp}/bf-go-cache}"
+
+cd clients/go
+echo "-- go vet, go test ./... (unit, conformance, refresher under -race)"
+go vet ./...
+go test -count=1 ./...
+go test -count=1 -race -run 'Refresher' .
+echo "-- XXH3 against libxxhash, fpr parsing against strtod"
+go test -count=1 -tags cref -run 'XXH3|Strtod|Digest' -v . | grep -E '^(---|ok|FAIL|\s+cref_test)' || exit 1
+cd ../..
+
+# e2e, and the example with few keys, against one pg_virtualenv cluster
+. clients/go/scripts/gopath.sh
+bf_go_build clients/go/e2e "$bf_gopath/e2e.test" test
+bf_go_build examples/go-cache-guard "$bf_gopath/cache-guard"
+echo "-- end to end (lib/pq, pgx) and the cache-guard example"
+pg_virtualenv sh -c '"$1" -test.count=1 -test.v && "$2" -keys 20000 -requests 20000' \
+	sh "$bf_gopath/e2e.test" "$bf_gopath/cache-guard" 2>&1 | grep -Ev '^=== (RUN|PAUSE|CONT)'
+exit "${PIPESTATUS[0]}"
