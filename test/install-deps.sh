@@ -37,7 +37,6 @@ PKGS="$PKGS python3 python3-xxhash git"
 full="$([ "${BF_DEPS_MATRIX:-0}" = 1 ] && echo 0 || echo 1)"
 if [ "$full" = 1 ]; then
 	PKGS="$PKGS python3-psycopg python3-pytest python3-pip python3-venv python3-setuptools"
-	PKGS="$PKGS golang-go golang-github-lib-pq-dev golang-github-jackc-pgx-v4-dev"
 	command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"
 	# the Go client: the toolchain, and lib/pq and pgx v4 for its end-to-end tests
 	PKGS="$PKGS golang-go golang-github-lib-pq-dev golang-github-jackc-pgx-v4-dev"
