@@ -55,6 +55,9 @@ CREATE POLICY bfs_none ON bfs_people USING (current_user = 'bfs_nobody');
 SET ROLE bfs_reader;
 EXPLAIN (COSTS OFF) SELECT id FROM bfs_people WHERE email = 'nobody@x';
 SELECT count(*) AS visible FROM bfs_people;
+-- nor may the lookup functions read the filter, which holds hidden rows' keys
+SELECT bf_index_contains('bfs_people_email', 'nobody@x'::text);
+SELECT bf_index_filter('bfs_people_email') IS NULL;
 RESET ROLE;
 -- the table's owner is not subject to the policies: filter plan
 EXPLAIN (COSTS OFF) SELECT id FROM bfs_people WHERE email = 'nobody@x';
