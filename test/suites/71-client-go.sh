@@ -3,6 +3,12 @@
 # strtod; build tag cref); then the end-to-end tests against a server
 # with lib/pq and pgx v4 (Debian's sources, GOPATH mode: the Go module
 # proxy is not reachable).
+# inside the fresh-machine check, without the toolchain (test/install-deps.sh
+# leaves it out there), skipped: CI runs this suite on the machine
+if [ "${BF_NESTED:-0}" = 1 ] && ! command -v go >/dev/null; then
+	echo "no Go in this root: skipped (CI runs this suite outside the root)"
+	exit 77
+fi
 set -euo pipefail
 export GOPROXY=off GOFLAGS= GOTOOLCHAIN=local
 export GOCACHE="${GOCACHE:-${TMPDIR:-/tmp}/bf-go-cache}"
