@@ -41,8 +41,7 @@ if [ "$full" = 1 ]; then
 	# with npm (from wherever this machine has them).  Not inside the
 	# fresh-machine check's root (BF_NESTED=1), where those two suites skip
 	# themselves and CI runs them on the machine instead: Debian's npm is
-	# some 500 packages (20 minutes of dpkg), and the npm registry is
-	# reached through this machine's own CA certificates
+	# some 500 packages (20 minutes of dpkg there)
 	if [ "${BF_NESTED:-0}" != 1 ]; then
 		command -v node >/dev/null && command -v npm >/dev/null || PKGS="$PKGS nodejs npm"
 		PKGS="$PKGS golang-go golang-github-lib-pq-dev golang-github-jackc-pgx-v4-dev"
