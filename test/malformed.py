@@ -188,7 +188,8 @@ def report():
 
 
 def main():
-    conn = psycopg.connect(autocommit=True)
+    # text as str even in a SQL_ASCII database (psycopg gives bytes there)
+    conn = psycopg.connect(autocommit=True, client_encoding="UTF8")
     conn.execute("SET client_min_messages = warning")
     conn.execute("CREATE EXTENSION IF NOT EXISTS bloomfilter")
     conn.execute("DROP TABLE IF EXISTS mal")

@@ -48,7 +48,9 @@ done
 
 # install it in a clean root that has the server only
 base="$(debroot_prepare "$suite" base)" || fail "no $suite root"
-debroot_enter "$base" "$suite" "" || fail "cannot enter the $suite root"
+# (with a private layer over the package cache: the fresh-machine check may
+# be running apt in the same cache beside it)
+debroot_enter "$base" "$suite" "" private || fail "cannot enter the $suite root"
 cp "$deb" "$DEBROOT/tmp/"
 # the package depends on the server release it was built against, so the
 # root gets this machine's Debian sources (e.g. bookworm-security's newer

@@ -2,8 +2,7 @@
 
 // C references for cref_test.go, compiled only with the build tag cref
 // (cgo is not allowed in test files): libxxhash's XXH3 (Debian
-// libxxhash-dev), against which the pure-Go XXH3 is checked, and the C
-// library's strtod, with which the server reads a text form's fpr.
+// libxxhash-dev), against which the pure-Go XXH3 is checked.
 
 package bloomfilter
 
@@ -11,8 +10,6 @@ package bloomfilter
 #cgo LDFLAGS: -lxxhash
 #include <stddef.h>
 #include <stdint.h>
-#include <errno.h>
-#include <stdlib.h>
 #include <xxhash.h>
 
 static void
@@ -23,15 +20,6 @@ hash_batch(const unsigned char *buf, const int64_t *off, const int64_t *len,
 		out[i] = XXH3_64bits_withSeed(buf + off[i], (size_t) len[i], seed);
 }
 
-static int
-strtod_ok(const char *s, double *out)
-{
-	char	   *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return errno == 0 && *end == '\0' && end != s;
-}
 */
 import "C"
 
@@ -52,14 +40,4 @@ func libxxh3Batch(buf []byte, off, length []int64, seed uint64) []uint64 {
 		C.int(len(off)), C.uint64_t(seed),
 		(*C.uint64_t)(unsafe.Pointer(&out[0])))
 	return out
-}
-
-// cStrtod reports what the server's fpr parsing sees: strtod's result and
-// whether it consumed everything without setting errno.
-func cStrtod(s string) (float64, bool) {
-	cs := C.CString(s)
-	defer C.free(unsafe.Pointer(cs))
-	var out C.double
-	ok := C.strtod_ok(cs, &out) != 0
-	return float64(out), ok
 }

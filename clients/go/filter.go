@@ -14,6 +14,7 @@ const (
 	blockBits   = 512
 	maxHashes   = 64
 	maxBlocks   = 1 << 23
+	maxInserted = 1<<63 - 1 // adds saturate here; more is invalid
 	flagNonPort = 0x01
 	version     = 1
 	layoutBlock = 1
@@ -116,6 +117,9 @@ func (f *Filter) check(fail func(string, ...any) error) error {
 	}
 	if !(f.fpr >= 0 && f.fpr < 1) {
 		return fail("target fpr %v is not in [0, 1)", f.fpr)
+	}
+	if f.inserted > maxInserted {
+		return fail("inserted %d is more than 2^63 - 1", f.inserted)
 	}
 	if f.family == FamilyNone && f.inserted != 0 {
 		return fail("the filter has no element family but counts %d inserted", f.inserted)
@@ -273,7 +277,7 @@ func (f *Filter) addHash(h uint64) bool {
 		}
 		x >>= 9
 	}
-	if changed {
+	if changed && f.inserted < maxInserted {
 		f.inserted++
 	}
 	return changed

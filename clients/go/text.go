@@ -104,7 +104,8 @@ func ParseText(s string) (*Filter, error) {
 	if !ok || v == "" {
 		return nil, textError("expected \"fpr=\" and a number")
 	}
-	if f.fpr, okNum = parseCDouble(v); !okNum || !(f.fpr >= 0 && f.fpr < 1) {
+	var errNum error
+	if f.fpr, errNum = strconv.ParseFloat(v, 64); errNum != nil || !(f.fpr >= 0 && f.fpr < 1) {
 		return nil, textError("expected \"fpr=\" and a number in [0, 1)")
 	}
 	v, ok = next("inserted")
@@ -131,6 +132,11 @@ func ParseText(s string) (*Filter, error) {
 	}
 	if err := f.check(textError); err != nil {
 		return nil, err
+	}
+	// one text per filter, as the server reads it: leading zeros, signs and
+	// other spellings of the same numbers are refused
+	if f.String() != s {
+		return nil, textError("the text is not what bloomfilter output prints for this filter")
 	}
 	return f, nil
 }

@@ -151,12 +151,12 @@ func numericText(s string) (string, error) {
 		}
 		return "Infinity", nil
 	}
-	n := digitsRun(s, 0, false)
+	n := digitsRun(s, 0)
 	intPart := s[:n]
 	s = s[n:]
 	frac := ""
 	if strings.HasPrefix(s, ".") {
-		n = digitsRun(s, 1, false)
+		n = digitsRun(s, 1)
 		frac = s[1 : 1+n]
 		s = s[1+n:]
 	}
@@ -171,7 +171,7 @@ func numericText(s string) (string, error) {
 			eneg = e[0] == '-'
 			e = e[1:]
 		}
-		if e == "" || digitsRun(e, 0, false) != len(e) || len(e) > 7 {
+		if e == "" || digitsRun(e, 0) != len(e) || len(e) > 7 {
 			return "", bad
 		}
 		for i := 0; i < len(e); i++ {
@@ -238,4 +238,17 @@ func ratText(r *big.Rat) (string, error) {
 	}
 	num.Quo(num, r.Denom())
 	return decimalText(r.Sign() < 0, strings.TrimLeft(num.String(), "0"), scale), nil
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// digitsRun returns the length of the run of decimal digits at s[i:].
+func digitsRun(s string, i int) int {
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j - i
 }

@@ -54,14 +54,25 @@ _debroot_mount() {
 }
 
 # the filesystems a root needs to run apt and PostgreSQL, and the shared
-# package cache; $1: root, $2: Debian suite
+# package cache; $1: root, $2: Debian suite, $3: a directory for a private
+# layer over the cache, or empty.  apt locks the cache it writes to, so a
+# root that runs apt while another one does (the package check beside the
+# fresh-machine check) reads the shared cache through an overlay and
+# writes only to its own layer.
 _debroot_mount_inside() {
-	local r="$1" suite="$2"
+	local r="$1" suite="$2" private="$3"
 	mkdir -p "$BF_CACHE_DIR/apt/$suite/partial"
 	_debroot_mount -t proc proc "$r/proc" &&
 		_debroot_mount --bind /dev/pts "$r/dev/pts" &&
-		_debroot_mount -t tmpfs -o mode=1777 shm "$r/dev/shm" &&
+		_debroot_mount -t tmpfs -o mode=1777 shm "$r/dev/shm" || return 1
+	if [ -z "$private" ]; then
 		_debroot_mount --bind "$BF_CACHE_DIR/apt/$suite" "$r/var/cache/apt/archives"
+	else
+		mkdir -p "$private/upper" "$private/work"
+		_debroot_mount -t overlay overlay \
+			-o "lowerdir=$BF_CACHE_DIR/apt/$suite,upperdir=$private/upper,workdir=$private/work" \
+			"$r/var/cache/apt/archives"
+	fi
 }
 
 # runs the bash command $2 as root inside root $1, with a clean environment
@@ -118,7 +129,7 @@ debroot_prepare() {
 			cp -a "$base" "$dir.new"
 			rm -f "$dir.new/.bf-ready"
 			trap debroot_leave EXIT
-			_debroot_mount_inside "$dir.new" "$suite" || exit 1
+			_debroot_mount_inside "$dir.new" "$suite" "" || exit 1
 			cp /etc/resolv.conf "$dir.new/etc/resolv.conf" 2>/dev/null
 			cp "$src/test/install-deps.sh" "$dir.new/tmp/install-deps.sh"
 			debroot_run_in "$dir.new" "bash /tmp/install-deps.sh" BF_NESTED=1 BF_DEPS_MATRIX=1 >&2 ||
@@ -134,9 +145,10 @@ debroot_prepare() {
 
 # mounts a throwaway overlay over cached root $1 (from debroot_prepare) for
 # Debian suite $2, copies the source tree $3 (if given) to /src in it and
-# sets DEBROOT
+# sets DEBROOT; $4 = private: apt there writes to a layer of its own over
+# the package cache (see _debroot_mount_inside)
 debroot_enter() {
-	local lower="$1" suite="$2" src="$3" t
+	local lower="$1" suite="$2" src="$3" cache="${4:-shared}" t
 	t="$(mktemp -d /tmp/bf-root.XXXXXX)"
 	_debroot_tmp+=("$t")
 	mkdir -p "$t/rw" "$t/root"
@@ -145,7 +157,7 @@ debroot_enter() {
 	_debroot_mount -t overlay overlay \
 		-o "lowerdir=$lower,upperdir=$t/rw/upper,workdir=$t/rw/work" "$t/root" || return 1
 	DEBROOT="$t/root"
-	_debroot_mount_inside "$DEBROOT" "$suite" || return 1
+	_debroot_mount_inside "$DEBROOT" "$suite" "$([ "$cache" = private ] && echo "$t/rw/apt")" || return 1
 	cp /etc/resolv.conf "$DEBROOT/etc/resolv.conf" 2>/dev/null
 	[ -z "$src" ] || debroot_copy_source "$src" "$DEBROOT/src"
 }

@@ -5,7 +5,9 @@
 
 const { BloomFilterError, NonPortableError, SQLSTATE } = require('./errors');
 const { FAMILY, FAMILY_NAMES, recordFields, familyText } = require('./families');
-const { readHeader, writeHeader, HEADER_BYTES, BLOCK_BYTES, MAX_NBLOCKS, MAX_NHASHES, FLAG_NONPORTABLE } = require('./header');
+const {
+  readHeader, writeHeader, HEADER_BYTES, BLOCK_BYTES, MAX_NBLOCKS, MAX_NHASHES, MAX_INSERTED, FLAG_NONPORTABLE,
+} = require('./header');
 const { parseText, formatText } = require('./text');
 const { canonicalBytes, inferFamily, inferRecordFields, isNull } = require('./encode');
 const { testHash, setHash } = require('./probe');
@@ -175,7 +177,7 @@ class BloomFilter {
     H.setBigUint64(0, h, true);
     const changed = setHash(this._value, this._h.nblocks, this._h.nhashes, H.getUint32(4, true), H.getUint32(0, true));
     if (changed) {
-      this._h.inserted = BigInt.asUintN(64, this._h.inserted + 1n);
+      if (this._h.inserted < MAX_INSERTED) this._h.inserted += 1n;
       new DataView(this._value.buffer, this._value.byteOffset + 32, 8).setBigUint64(0, this._h.inserted, true);
     }
     return changed;

@@ -10,6 +10,7 @@ const HEADER_BYTES = 64;
 const BLOCK_BYTES = 64;
 const MAX_NBLOCKS = 2 ** 23;
 const MAX_NHASHES = 64;
+const MAX_INSERTED = 2n ** 63n - 1n; // adds saturate here; more is invalid
 const MAGIC = [0x42, 0x4c, 0x4d, 0x46]; // "BLMF"
 const FLAG_NONPORTABLE = 1;
 
@@ -63,6 +64,7 @@ function readHeader(bytes, code = SQLSTATE.INVALID_BINARY) {
   if (dv.getBigUint64(56, true) !== 0n) throw invalid('The reserved header field is not 0.', code);
   if (h.capacity < 0n) throw invalid(`The capacity is negative (${h.capacity}).`, code);
   if (!(h.fpr >= 0 && h.fpr < 1)) throw invalid(`The target false-positive rate ${h.fpr} is not in [0, 1).`, code);
+  if (h.inserted > MAX_INSERTED) throw invalid(`The inserted count ${h.inserted} is more than 2^63 - 1.`, code);
   if (h.family === FAMILY.none && h.inserted !== 0n) {
     throw invalid('The filter has no element family but counts inserted values.', code);
   }
@@ -105,5 +107,5 @@ function writeHeader(bytes, h) {
 }
 
 module.exports = {
-  readHeader, writeHeader, HEADER_BYTES, BLOCK_BYTES, MAX_NBLOCKS, MAX_NHASHES, FLAG_NONPORTABLE,
+  readHeader, writeHeader, HEADER_BYTES, BLOCK_BYTES, MAX_NBLOCKS, MAX_NHASHES, MAX_INSERTED, FLAG_NONPORTABLE,
 };

@@ -59,7 +59,6 @@ function parseFamily(v) {
   const inner = v.slice(paren + 1, -1);
   if (inner === '') return null;
   const names = inner.split(',');
-  if (names[names.length - 1] === '') names.pop(); // the server's loop stops at a final comma
   let detail = 0;
   for (let i = 0; i < names.length; i++) {
     const ff = familyId(names[i]);
@@ -69,47 +68,12 @@ function parseFamily(v) {
   return { family: f, detail: detail >>> 0 };
 }
 
-// m * 2^e correctly rounded to a double (round half to even); m a BigInt >= 0
-function scaleToDouble(m, e) {
-  if (m === 0n) return 0;
-  const n = m.toString(2).length;
-  if (n + e > 1025) return Infinity;
-  let s = Math.max(n - 53, -1074 - e);
-  if (s <= 0) return Number(m) * 2 ** e;
-  let q = m >> BigInt(s);
-  const r = m - (q << BigInt(s));
-  const half = 1n << BigInt(s - 1);
-  if (r > half || (r === half && (q & 1n) === 1n)) q += 1n;
-  return Number(q) * 2 ** (e + s);
-}
+// fpr= as bloomfilter output prints it (decimal, optional exponent); the
+// canonical check in parseText refuses every other spelling
+const FPR_TEXT = /^-?\d+(\.\d+)?(e[+-]\d+)?$/;
 
-const DEC_FLOAT = /^([+-]?)(\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-const HEX_FLOAT = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?\d+))?$/;
-
-/**
- * The fpr= number as the C library's strtod reads it (decimal or hex, with
- * leading white space), or null if strtod would not consume all of it or
- * report a range error; subnormal results are accepted (FORMAT.md §5).
- */
-function parseStrtod(v) {
-  const s = v.replace(/^[ \t\n\v\f\r]+/, '');
-  let m = DEC_FLOAT.exec(s);
-  if (m) {
-    const x = Number(s);
-    if (x === 0 && /[1-9]/.test(m[2])) return null; // underflow
-    return Number.isFinite(x) ? x : null;
-  }
-  m = HEX_FLOAT.exec(s);
-  if (m && (m[2] + (m[3] || '')).length > 0) {
-    const digits = m[2] + (m[3] || '');
-    const exp = Number(m[4] || '0') - 4 * (m[3] || '').length;
-    if (!Number.isSafeInteger(exp)) return null;
-    const x = scaleToDouble(BigInt('0x' + digits), exp);
-    if (x === 0 && /[1-9a-fA-F]/.test(digits)) return null;
-    if (!Number.isFinite(x)) return null;
-    return m[1] === '-' ? -x : x;
-  }
-  return null; // inf, nan and anything else: not a rate
+function parseFpr(v) {
+  return FPR_TEXT.test(v) ? Number(v) : null;
 }
 
 /** Parse the text form into the value's bytes (header and bits). */
@@ -141,7 +105,7 @@ function parseText(s) {
     return n !== null && n >= 0n ? n : null;
   }, 'Expected "capacity=" and a non-negative bigint.');
   const fpr = next('fpr', (v) => {
-    const x = v.length > 0 ? parseStrtod(v) : null;
+    const x = parseFpr(v);
     return x !== null && x >= 0 && x < 1 ? { x } : null;
   }, 'Expected "fpr=" and a number in [0, 1).').x;
   const inserted = next('inserted', parseU64, 'Expected "inserted=" and a non-negative number.');
@@ -160,7 +124,10 @@ function parseText(s) {
     seed, nblocks, inserted, capacity, fpr,
   });
   value.set(bits, HEADER_BYTES);
-  readHeader(value, SQLSTATE.INVALID_TEXT); // the rules of the binary form
+  const h = readHeader(value, SQLSTATE.INVALID_TEXT); // the rules of the binary form
+  // one text per filter, as the server reads it: leading zeros, signs and
+  // other spellings of the same numbers are refused
+  if (formatText(h, bits) !== s) throw bad('The text is not the form bloomfilter output prints for this filter.');
   return value;
 }
 
@@ -195,4 +162,4 @@ function formatText(h, bits) {
     ` fpr=${formatFpr(h.fpr)} inserted=${h.inserted} bits=${base64.encode(bits)}`;
 }
 
-module.exports = { parseText, formatText, formatFpr, parseStrtod };
+module.exports = { parseText, formatText, formatFpr, parseFpr };

@@ -251,7 +251,7 @@ class BloomFilter:
             if left <= 0:
                 break
         if changed:
-            struct.pack_into("<Q", buf, 32, (self.inserted + 1) & _M)
+            struct.pack_into("<Q", buf, 32, min(self.inserted + 1, F.MAX_INSERTED))
         return changed
 
     # ------------------------------------------------------------------

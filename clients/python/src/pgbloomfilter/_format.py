@@ -21,6 +21,7 @@ HEADER_SIZE = 64
 BLOCK_BYTES = 64
 BLOCK_BITS = 512
 MAX_BLOCKS = 1 << 23
+MAX_INSERTED = (1 << 63) - 1     # adds saturate here; more is invalid
 MAX_HASHES = 64
 MAX_FIELDS = 8
 
@@ -84,6 +85,8 @@ class Header:
             raise FormatError("target fpr %r is not in [0, 1)" % self.fpr)
         if self.capacity < 0:
             raise FormatError("capacity %d is negative" % self.capacity)
+        if self.inserted > MAX_INSERTED:
+            raise FormatError("inserted %d is more than 2^63 - 1" % self.inserted)
         if self.family == NONE and self.inserted != 0:
             raise FormatError("an empty filter (family none) with inserted = %d" % self.inserted)
         nonportable = self.family == OTHER
@@ -147,9 +150,9 @@ def parse_header(data: bytes | bytearray | memoryview) -> Header:
 _TEXT_KEYS = ("layout", "hash", "family", "nhashes", "nbits", "seed", "capacity",
               "fpr", "inserted", "bits")
 _DIGITS = re.compile(r"[0-9]{1,20}\Z")
-# what the server's strtod-based reader accepts, less its locale-dependent
-# and hexadecimal forms (FORMAT.md §5 prints the shortest decimal)
-_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
+# fpr= as bloomfilter output prints it; the canonical check at the end of
+# _parse_text refuses every other spelling of the same number
+_FLOAT = re.compile(r"-?[0-9]+(\.[0-9]+)?(e[+-][0-9]+)?\Z")
 _B64 = re.compile(r"[A-Za-z0-9+/]*={0,2}\Z")
 
 
@@ -227,12 +230,9 @@ def _parse_text(s: str) -> bytes:
     capv = _int(cap, "capacity")
     if capv < 0:
         raise FormatError("capacity %d is negative" % capv)
-    m = _FLOAT.match(fpr)
-    if not m:
+    if not _FLOAT.match(fpr):
         raise FormatError("fpr=%r is not a number" % fpr)
     fprv = float(fpr)
-    if fprv == 0.0 and m.group(1).strip("0.") != "":
-        raise FormatError("fpr=%s underflows to 0" % fpr)    # as the server's strtod
     if not 0.0 <= fprv < 1.0:
         raise FormatError("fpr %r is not in [0, 1)" % fpr)
     insv = _uint(ins, "inserted")
@@ -248,6 +248,10 @@ def _parse_text(s: str) -> bytes:
     flags = 1 if family == RECORD and OTHER in record_fields(detail) else 0
     h = Header(family, flags, k, detail, seedv, nb // BLOCK_BITS, insv, capv, fprv)
     h.validate()
+    # one text per filter, as the server reads it: leading zeros, signs and
+    # other spellings of the same numbers are refused
+    if to_text(h, raw) != s:
+        raise FormatError("not the text bloomfilter output prints for this filter")
     return h.pack() + raw
 
 

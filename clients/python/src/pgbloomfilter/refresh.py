@@ -217,6 +217,12 @@ def _unchanged(patch: bytes, old: BloomFilter) -> bool:
 Connector = Union[str, Callable[[], Any]]
 
 
+def _text(v: Any) -> Any:
+    """psycopg returns text as bytes when the database is SQL_ASCII (it
+    cannot know the encoding); names and LSNs are ASCII either way."""
+    return bytes(v).decode("ascii") if isinstance(v, (bytes, bytearray, memoryview)) else v
+
+
 class PostgresSource:
     """Changes of an index's filter (`index=`) or of a tracked column's
     (`table=`, `column=`) from a PostgreSQL server, through psycopg 3.
@@ -256,7 +262,7 @@ class PostgresSource:
                 " ON n.oid = e.extnamespace WHERE e.extname = 'bloomfilter'").fetchone()
             if row is None:
                 raise PatchError("the extension bloomfilter is not installed in this database")
-            self._ext_schema = row[0]
+            self._ext_schema = _text(row[0])
         if self.index is not None:
             sig = self._fn("bf_index_changes") + "(pg_catalog.regclass, pg_catalog.pg_lsn)"
         else:
@@ -303,7 +309,7 @@ class PostgresSource:
                    "%s(%%s::regclass, %%s::name, %%s::pg_lsn)" % self._fn("bf_tracked_changes"))
             args = (self.table, self.column, since)
         row = conn.cursor(binary=True).execute(sql, args).fetchone()
-        return Changes(row[0], bool(row[1]), bytes(row[2]))
+        return Changes(_text(row[0]), bool(row[1]), bytes(row[2]))
 
     def _full(self, conn: Any) -> Changes:
         if self.index is not None:
