@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash test/install-deps.sh
-make -s
+make -s -j"$(nproc)"
 make -s install
 pg_virtualenv psql -X -q -f demo/demo.sql

@@ -335,6 +335,8 @@ class Filter:
             raise ValueError("fpr %r not in [0, 1)" % self.fpr)
         if self.capacity < 0:
             raise ValueError("capacity %d negative" % self.capacity)
+        if self.inserted > I64_MAX:
+            raise ValueError("inserted %d above 2^63 - 1" % self.inserted)
         if self.family == 0 and self.inserted != 0:
             raise ValueError("family 0 but inserted = %d" % self.inserted)
         # the "rule" column of §1 for the family detail field
@@ -375,7 +377,7 @@ class Filter:
             if not self.bits[i] & m:
                 self.bits[i] |= m
                 changed = True
-        if changed:
+        if changed and self.inserted < I64_MAX:
             self.inserted += 1
         return changed
 
@@ -582,6 +584,9 @@ def parse_text(s, type_oid_resolver=None):
         raise ValueError("bits has %d bytes, nbits says %d" % (len(raw), nbits // 8))
     f = Filter(family, flags, k, detail, seed, nbits // 512, ins, cap, fprv, raw)
     f.validate()
+    # §5: one text per filter
+    if f.to_text(fam[6:-1] if family == FAM_OTHER else None) != s:
+        raise ValueError("not the text the output prints for this filter")
     return f
 
 
