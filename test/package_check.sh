@@ -70,7 +70,8 @@ debroot_run_isolated "$DEBROOT" "set -e
 	dpkg -i /tmp/$(basename "$deb")
 	dpkg-query -W -f='\${Status}\n' postgresql-$v-bloomfilter | grep -q 'ok installed'
 	cd /tmp
-	pg_virtualenv -v $v psql -X -At -v ON_ERROR_STOP=1 -c \"CREATE EXTENSION bloomfilter\" -c \"
+	# -q -o: only the answers in the file (no command tags, nothing of pg_virtualenv)
+	pg_virtualenv -v $v psql -X -q -At -v ON_ERROR_STOP=1 -o /tmp/check.out -c \"CREATE EXTENSION bloomfilter\" -c \"
 		SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter';
 		CREATE TABLE t (k text);
 		INSERT INTO t SELECT 'k' || g FROM generate_series(1, 1000) g;
@@ -78,7 +79,7 @@ debroot_run_isolated "$DEBROOT" "set -e
 		SELECT bf_contains(bf_add(bf_create(100), 'a'::text), 'a'::text),
 			   bf_contains(bf_add(bf_create(100), 'a'::text), 'b'::text),
 			   (SELECT count(*) FROM t WHERE NOT bf_index_contains('t_k_idx', k)),
-			   (SELECT bf_agg(k) FROM t) IS NOT NULL\" >/tmp/check.out
+			   (SELECT bf_agg(k) FROM t) IS NOT NULL\"
 	cat /tmp/check.out" >"$work/root.log" 2>&1 || { tail -30 "$work/root.log"; fail "installing or using the package failed"; }
 got="$(grep -v '^ *$' "$DEBROOT/tmp/check.out" | tr '\n' ' ')"
 [ "$got" = "$extversion t|f|0|t " ] || { tail -30 "$work/root.log"; fail "unexpected answers: $got"; }

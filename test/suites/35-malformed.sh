@@ -1,4 +1,4 @@
 # malformed values through every input path, then every function on what
 # is accepted: no internal error, no crash, every accepted value round-trips
-# (BF_MALFORMED_N mutants, default 5 000 in the test command)
-pg_virtualenv /usr/bin/python3 test/malformed.py "${BF_MALFORMED_N:-5000}"
+# (BF_MALFORMED_N mutants, default 20 000)
+pg_virtualenv /usr/bin/python3 test/malformed.py "${BF_MALFORMED_N:-20000}"
