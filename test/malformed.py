@@ -18,6 +18,7 @@ import struct
 import sys
 
 import psycopg
+from psycopg import pq
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
 rng = random.Random(20261123)
@@ -43,28 +44,75 @@ SELECT f::bytea, f::text FROM (VALUES
 ) v(f)
 """
 
-# Every function of the type, on an accepted value %(f)s (one statement each:
-# an error in one must not hide the others).  Errors of a class other than
-# XX (a family mismatch, say) are answers, not findings.
+# Every function of the type, on an accepted value $1, results printed
+# (their output functions run too).  They run in one
+# round trip (mal_calls below) but each in a subtransaction of its own: an
+# error in one must not hide the others.  Errors of a class other than XX
+# (a family mismatch, say) are answers, not findings.
 CALLS = [
-    "SELECT bf_info(%(f)s::bloomfilter)",
-    "SELECT %(f)s::bloomfilter::text",
-    "SELECT %(f)s::bloomfilter::bytea",
-    "SELECT bf_cardinality(%(f)s::bloomfilter)",
-    "SELECT bf_fpr(%(f)s::bloomfilter)",
-    "SELECT bf_contains(%(f)s::bloomfilter, 1)",
-    "SELECT bf_contains(%(f)s::bloomfilter, 'a'::text)",
-    "SELECT bf_contains(%(f)s::bloomfilter, '10.0.0.1'::inet)",
-    "SELECT bf_contains_all(%(f)s::bloomfilter, ARRAY[1, 2])",
-    "SELECT bf_contains_any(%(f)s::bloomfilter, ARRAY['a', 'b'])",
-    "SELECT bf_add(%(f)s::bloomfilter, 7)",
-    "SELECT bf_add_all(%(f)s::bloomfilter, ARRAY['x', 'y'])",
-    "SELECT bf_clear(%(f)s::bloomfilter)",
-    "SELECT %(f)s::bloomfilter | %(f)s::bloomfilter",
-    "SELECT %(f)s::bloomfilter & %(f)s::bloomfilter",
-    "SELECT %(f)s::bloomfilter = %(f)s::bloomfilter",
-    "SELECT bf_union_agg(f), bf_intersect_agg(f) FROM (VALUES (%(f)s::bloomfilter), (%(f)s::bloomfilter)) v(f)",
+    "SELECT bf_info($1)::text",
+    "SELECT $1::text",
+    "SELECT $1::bytea",
+    "SELECT bf_cardinality($1)",
+    "SELECT bf_fpr($1)",
+    "SELECT bf_contains($1, 1)",
+    "SELECT bf_contains($1, 'a'::text)",
+    "SELECT bf_contains($1, '10.0.0.1'::inet)",
+    "SELECT bf_contains_all($1, ARRAY[1, 2])",
+    "SELECT bf_contains_any($1, ARRAY['a', 'b'])",
+    "SELECT bf_add($1, 7)::text",
+    "SELECT bf_add_all($1, ARRAY['x', 'y'])::text",
+    "SELECT bf_clear($1)::text",
+    "SELECT ($1 | $1)::text",
+    "SELECT ($1 & $1)::text",
+    "SELECT $1 = $1",
+    "SELECT bf_union_agg(f)::text, bf_intersect_agg(f)::text FROM (VALUES ($1), ($1)) v(f)",
 ]
+
+# runs CALLS on one value and returns the SQLSTATE and message of each
+# call that failed, with its number
+MAL_CALLS = """
+CREATE FUNCTION pg_temp.mal_calls(f bloomfilter, calls text[])
+RETURNS TABLE (n int, state text, msg text) LANGUAGE plpgsql AS $$
+BEGIN
+    FOR i IN 1 .. cardinality(calls) LOOP
+        BEGIN
+            EXECUTE calls[i] USING f;
+        EXCEPTION WHEN OTHERS THEN
+            n := i; state := SQLSTATE; msg := SQLERRM;
+            RETURN NEXT;
+        END;
+    END LOOP;
+END $$
+"""
+
+# the bytea cast and the text input of a batch of mutants, each in a
+# subtransaction of its own: the value read back as text, or the error
+MAL_INPUT = """
+CREATE FUNCTION pg_temp.mal_input(bs bytea[], ts text[])
+RETURNS TABLE (via text, i int, value text, state text, msg text) LANGUAGE plpgsql AS $$
+BEGIN
+    FOR k IN 1 .. coalesce(cardinality(bs), 0) LOOP
+        via := 'bytea'; i := k; value := NULL; state := NULL; msg := NULL;
+        BEGIN
+            value := bs[k]::bloomfilter::text;
+        EXCEPTION WHEN OTHERS THEN
+            state := SQLSTATE; msg := SQLERRM;
+        END;
+        RETURN NEXT;
+    END LOOP;
+    FOR k IN 1 .. coalesce(cardinality(ts), 0) LOOP
+        via := 'text'; i := k; value := NULL; state := NULL; msg := NULL;
+        BEGIN
+            value := ts[k]::bloomfilter::text;
+        EXCEPTION WHEN OTHERS THEN
+            state := SQLSTATE; msg := SQLERRM;
+        END;
+        RETURN NEXT;
+    END LOOP;
+END $$
+"""
+BATCH = 200
 
 stats = {"mutants": 0, "accepted": 0, "statements": 0}
 findings = []
@@ -90,18 +138,55 @@ def run(conn, sql, params=(), what=""):
         return False, None
 
 
-def copy_binary(conn, data):
-    """One row through binary COPY, i.e. bloomfilter_recv."""
-    stream = (b"PGCOPY\n\xff\r\n\x00" + struct.pack("!ii", 0, 0)
-              + struct.pack("!hi", 1, len(data)) + data + struct.pack("!h", -1))
+def copy_binary(conn, rows):
+    """Rows through binary COPY, i.e. bloomfilter_recv; True if accepted."""
+    stream = b"PGCOPY\n\xff\r\n\x00" + struct.pack("!ii", 0, 0)
+    for data in rows:
+        stream += struct.pack("!hi", 1, len(data)) + data
+    stream += struct.pack("!h", -1)
     stats["statements"] += 1
     try:
         with conn.cursor().copy("COPY mal (f) FROM STDIN (FORMAT binary)") as cp:
             cp.write(stream)
         return True
     except psycopg.errors.Error as e:
-        failed(conn, e, f"(binary COPY) {data[:64].hex()}")
+        failed(conn, e, f"(binary COPY) {rows[0][:64].hex() if rows else ''}")
         return False
+
+
+def recv_each(conn, oid, datas):
+    """bloomfilter_recv on each value (a parameter in binary format), in one
+    pipeline of one statement and sync each: per value None if accepted,
+    else (SQLSTATE, message)."""
+    pg = conn.pgconn
+    out = []
+    blocking = pg.nonblocking
+    pg.nonblocking = 0
+    pg.enter_pipeline_mode()
+    try:
+        for d in datas:
+            pg.send_query_params(b"SELECT $1 IS NOT NULL", [d], param_types=[oid],
+                                 param_formats=[1])
+            pg.pipeline_sync()
+        status = None
+        while len(out) < len(datas):
+            res = pg.get_result()
+            if res is None:
+                continue
+            if res.status == pq.ExecStatus.PIPELINE_SYNC:
+                out.append(status)
+                status = None
+            elif res.status == pq.ExecStatus.FATAL_ERROR:
+                status = ((res.error_field(pq.DiagnosticField.SQLSTATE) or b"").decode(),
+                          (res.error_message or b"").decode("utf-8", "replace").strip())
+    finally:
+        pg.exit_pipeline_mode()
+        pg.nonblocking = blocking
+    if pg.status != pq.ConnStatus.OK:
+        findings.append("connection lost: binary input")
+        raise SystemExit(report())
+    stats["statements"] += len(datas)
+    return out
 
 
 def mutate_bytes(b):
@@ -175,8 +260,13 @@ def check_accepted(conn, shown):
                    {"f": shown}, "round trip")
     if ok and rows != [(True, True)]:
         findings.append(f"no round trip: {shown[:200]!r}")
-    for sql in CALLS:
-        run(conn, sql, {"f": shown}, "function")
+    ok, rows = run(conn, "SELECT * FROM pg_temp.mal_calls(%s::bloomfilter, %s)", (shown, CALLS),
+                   "functions")
+    for n, state, msg in rows or []:
+        stats["statements"] += 1
+        if state.startswith("XX"):
+            findings.append(f"{state} {msg}: {CALLS[n - 1]} on {shown[:200]!r}")
+    stats["statements"] += len(CALLS) - len(rows or [])
 
 
 def report():
@@ -194,26 +284,43 @@ def main():
     conn.execute("CREATE EXTENSION IF NOT EXISTS bloomfilter")
     conn.execute("DROP TABLE IF EXISTS mal")
     conn.execute("CREATE TABLE mal (f bloomfilter)")
+    conn.execute(MAL_CALLS)
+    conn.execute(MAL_INPUT)
+    oid = conn.execute("SELECT 'bloomfilter'::regtype::oid").fetchone()[0]
     seeds = conn.execute(SEEDS).fetchall()
     raw = [bytes(r[0]) for r in seeds]
     txt = [r[1] for r in seeds]
-    for i in range(N):
-        stats["mutants"] += 1
-        if i % 2 == 0:
-            data = mutate_bytes(rng.choice(raw))
-            ok, rows = run(conn, "SELECT %(f)s::bytea::bloomfilter::text", {"f": data}, "bytea cast")
-            via_copy = copy_binary(conn, data)
-            if ok != via_copy:
-                findings.append(f"bytea cast and recv disagree ({ok}, {via_copy}): {data[:64].hex()}")
-            if ok:
-                check_accepted(conn, rows[0][0])
-        else:
-            text = mutate_text(rng.choice(txt))
-            ok, rows = run(conn, "SELECT %(f)s::text::bloomfilter::text", {"f": text}, "text input")
-            if ok:
-                if rows[0][0] != text:
-                    findings.append(f"accepted text is not canonical: {text[:200]!r}")
-                check_accepted(conn, rows[0][0])
+    for start in range(0, N, BATCH):
+        bs, ts = [], []
+        for i in range(start, min(N, start + BATCH)):
+            stats["mutants"] += 1
+            if i % 2 == 0:
+                bs.append(mutate_bytes(rng.choice(raw)))
+            else:
+                ts.append(mutate_text(rng.choice(txt)))
+        stats["statements"] += len(bs) + len(ts) - 1
+        ok, rows = run(conn, "SELECT * FROM pg_temp.mal_input(%s, %s)", (bs, ts), "inputs")
+        # the same bytes through the binary input function, one by one, and
+        # those accepted through binary COPY together
+        recv = recv_each(conn, oid, bs)
+        for data, r in zip(bs, recv):
+            if r is not None and r[0].startswith("XX"):
+                findings.append(f"{r[0]} {r[1]}: binary input of {data[:64].hex()}")
+        accepted = [d for d, r in zip(bs, recv) if r is None]
+        if accepted and not copy_binary(conn, accepted):
+            findings.append("binary COPY refused values the binary input accepts")
+        for via, i, value, state, msg in rows or []:
+            if state is not None and state.startswith("XX"):
+                shown = bs[i - 1][:64].hex() if via == "bytea" else repr(ts[i - 1][:200])
+                findings.append(f"{state} {msg}: {via} input of {shown}")
+            if via == "bytea":
+                if (state is None) != (recv[i - 1] is None):
+                    findings.append(f"bytea cast and recv disagree ({state is None}, "
+                                    f"{recv[i - 1] is None}): {bs[i - 1][:64].hex()}")
+            elif state is None and value != ts[i - 1]:
+                findings.append(f"accepted text is not canonical: {ts[i - 1][:200]!r}")
+            if state is None:
+                check_accepted(conn, value)
     conn.execute("DROP TABLE mal")
     return report()
 
