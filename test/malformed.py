@@ -172,6 +172,8 @@ def recv_each(conn, oid, datas):
         while len(out) < len(datas):
             res = pg.get_result()
             if res is None:
+                if pg.status != pq.ConnStatus.OK:
+                    break               # the server is gone (reported below)
                 continue
             if res.status == pq.ExecStatus.PIPELINE_SYNC:
                 out.append(status)
@@ -180,9 +182,10 @@ def recv_each(conn, oid, datas):
                 status = ((res.error_field(pq.DiagnosticField.SQLSTATE) or b"").decode(),
                           (res.error_message or b"").decode("utf-8", "replace").strip())
     finally:
-        pg.exit_pipeline_mode()
-        pg.nonblocking = blocking
-    if pg.status != pq.ConnStatus.OK:
+        if pg.status == pq.ConnStatus.OK:
+            pg.exit_pipeline_mode()
+            pg.nonblocking = blocking
+    if pg.status != pq.ConnStatus.OK or len(out) < len(datas):
         findings.append("connection lost: binary input")
         raise SystemExit(report())
     stats["statements"] += len(datas)
