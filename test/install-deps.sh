@@ -31,7 +31,7 @@ PKGS="postgresql-$v postgresql-common postgresql-server-dev-$v libxxhash-dev mak
 # tests: the reference reader, the released 1.0 for the upgrade test
 PKGS="$PKGS python3 python3-xxhash git"
 # the suites the version matrix does not run (BF_DEPS_MATRIX=1 there): the
-# malformed-input suite (psycopg 3), the client libraries' (the Python
+# malformed-input and reference suites (psycopg 3), the client libraries' (the Python
 # client's pytest and venv, Go and its drivers, node and npm from wherever
 # this machine has them) and, below, the fuzz suite's clang
 full="$([ "${BF_DEPS_MATRIX:-0}" = 1 ] && echo 0 || echo 1)"
