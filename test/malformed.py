@@ -3,9 +3,10 @@
 
 Mutates valid filters of every family (bit flips, byte changes,
 truncation, extension, header fields set to edge values, edits of the
-text form) and feeds them through the bytea cast, text input and binary
-COPY (bloomfilter_recv); every value accepted then goes through every
-function of the type.  Fails on any internal error (SQLSTATE class XX), a
+text form) and feeds them through the bytea cast, text input and the
+binary input function (bloomfilter_recv: each value as a binary parameter,
+and those accepted through binary COPY); every value accepted then goes
+through every function of the type.  Fails on any internal error (SQLSTATE class XX), a
 lost connection (a crash), or an accepted value that does not round-trip
 through text and bytea.
 
