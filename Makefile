@@ -11,7 +11,7 @@ OBJS_COMMON = src/bf_relcheck.o
 
 # the value type: the PostgreSQL-free core, hashing, I/O, functions, aggregates
 OBJS_VALUE = src/bloom_core.o src/bloom_text.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
-	src/bf_ops.o src/bf_agg.o
+	src/bf_cache.o src/bf_ops.o src/bf_agg.o
 
 # sliding-window and scalable filters
 OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
@@ -32,7 +32,7 @@ OBJS = $(OBJS_COMMON) $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
 
 # pg_regress suites, in order (setup creates the extension)
-REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates
+REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates filter_cache
 
 REGRESS_WINDOW = window
 

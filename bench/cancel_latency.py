@@ -4,14 +4,25 @@
 For each case, session A builds a large array in a PL/pgSQL variable (not
 timed, not cancelled) and then calls one function on it; session B waits
 until A has released an advisory lock just before that call, sleeps a third
-of the call's uncancelled duration and cancels A (pg_cancel_backend sets the
-same flag as statement_timeout).  Prints, per case, the median of three
-times from the cancel to A's error, and the time the call takes when not
-cancelled:  "name<TAB>latency_ms<TAB>full_ms".
+of the call's uncancelled duration and cancels A: SIGINT sent directly when
+the script runs as the server's user on its machine (what pg_cancel_backend
+does, without the seconds a query can take on a loaded machine), else
+pg_cancel_backend.  Either sets the flag statement_timeout sets.
+
+The call runs with a generic plan.  A custom plan would fold the PL/pgSQL
+array into a constant (a flat copy of the whole array, made by the planner
+and not interruptible) and then run the IMMUTABLE call at plan time; that
+copy is PostgreSQL's, proportional to the array, and not what is measured.
+
+Prints, per case, the median of three times from the cancel to A's error,
+the time the call takes when not cancelled, and the three times:
+"name<TAB>latency_ms<TAB>full_ms<TAB>each latency".
 
 Needs psycopg 3 and the libpq environment of the target database
 (bench/run-inner.sh, pg_virtualenv).  Usage: cancel_latency.py [N]
 """
+import os
+import signal
 import sys
 import threading
 import time
@@ -39,6 +50,7 @@ def statement(expr):
         DO $$
         DECLARE a bigint[] := ARRAY(SELECT generate_series(1::bigint, {N}));
         BEGIN
+            PERFORM set_config('plan_cache_mode', 'force_generic_plan', true);
             PERFORM pg_advisory_unlock({LOCK});
             PERFORM {expr};
         END $$"""
@@ -57,7 +69,12 @@ def run(expr, cancel, delay):
         if cancel:
             time.sleep(delay)
             result["cancel"] = time.monotonic()
-            b.execute(f"SELECT pg_cancel_backend({pid})")
+            try:
+                # what pg_cancel_backend does, without the latency of a
+                # query on a busy machine
+                os.kill(pid, signal.SIGINT)
+            except (PermissionError, ProcessLookupError):
+                b.execute(f"SELECT pg_cancel_backend({pid})")
         b.execute(f"SELECT pg_advisory_unlock({LOCK})")
 
     t = threading.Thread(target=canceller)
@@ -85,7 +102,8 @@ def main():
         lats = [run(expr, cancel=True, delay=full / 3) for _ in range(3)]
         lats = sorted(x for x in lats if x is not None)
         lat = lats[len(lats) // 2] if lats else None
-        print(f"{name}\t{'' if lat is None else round(lat * 1000)}\t{round(full * 1000)}", flush=True)
+        each = ",".join(str(round(x * 1000)) for x in lats)
+        print(f"{name}\t{'' if lat is None else round(lat * 1000)}\t{round(full * 1000)}\t{each}", flush=True)
 
 
 if __name__ == "__main__":

@@ -18,33 +18,17 @@ set -euo pipefail
 ROWS="${ROWS:-1000000}"
 N1="${N1:-200}"
 N2="${N2:-1200}"
-BIN="$(pg_config --bindir)"
-PORT="${CG_PORT:-5798}"
-dir="$(mktemp -d /tmp/bf-callgrind.XXXXXX)"
-trap 'as_pg "$BIN/pg_ctl" -D "$dir/data" stop -m immediate >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
-
-as_pg() {
-	if [ "$(id -u)" -eq 0 ]; then
-		runuser -u postgres -- "$@"
-	else
-		"$@"
-	fi
-}
-[ "$(id -u)" -eq 0 ] && chown postgres "$dir"
-
-as_pg "$BIN/initdb" -D "$dir/data" -A trust >/dev/null
-as_pg "$BIN/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-	-o "-p $PORT -k $dir -c listen_addresses=''" start >/dev/null
-psql -X -q -v ON_ERROR_STOP=1 -h "$dir" -p "$PORT" -U postgres postgres <<SQL >/dev/null
+. "$(dirname "$0")/callgrind_lib.sh"
+cg_start "${CG_PORT:-5798}"
+cg_psql <<SQL >/dev/null
 CREATE EXTENSION bloomfilter;
 CREATE TABLE cg_users (id bigint, email text);
 INSERT INTO cg_users SELECT g, 'user' || g || '@example.com' FROM generate_series(1, $ROWS) g;
 SELECT bf_track('cg_users', 'email');
 VACUUM ANALYZE cg_users;
 SQL
-idx="$(psql -X -A -t -h "$dir" -p "$PORT" -U postgres postgres \
-	-c "SELECT bf_track_index('cg_users', 'email')::oid")"
-as_pg "$BIN/pg_ctl" -D "$dir/data" -w stop >/dev/null
+idx="$(cg_psql -A -t -c "SELECT bf_track_index('cg_users', 'email')::oid")"
+cg_stop
 
 script() {
 	# script KIND N
@@ -60,9 +44,8 @@ script() {
 total() {
 	# total KIND N: instructions of a whole single-user session
 	script "$1" "$2" >"$dir/script.sql"
-	as_pg valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" \
-		"$BIN/postgres" --single -D "$dir/data" postgres <"$dir/script.sql" >/dev/null 2>"$dir/vg.err"
-	awk '/^summary:/ { print $2 }' "$dir/cg.out"
+	cg_run "$dir/cg.out" <"$dir/script.sql"
+	cg_total "$dir/cg.out"
 }
 for kind in index might; do
 	a="$(total "$kind" "$N1")"

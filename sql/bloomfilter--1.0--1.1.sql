@@ -12,6 +12,23 @@
 -- Values: validation, caches, settings
 -- ====================================================================
 
+-- The calling backend's cache of detoasted stored filters
+-- (bloomfilter.filter_cache_size): entries, bytes held, and counters since
+-- the backend started or bf_filter_cache_reset().  VOLATILE: the counters
+-- move with every lookup.  PARALLEL RESTRICTED: each process has its own
+-- cache, and the caller wants its own.
+CREATE FUNCTION bf_filter_cache_stats(OUT entries bigint, OUT bytes bigint,
+	OUT hits bigint, OUT misses bigint, OUT stale bigint, OUT evictions bigint)
+	RETURNS record
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bf_filter_cache_stats() IS
+	'this backend''s cache of detoasted stored filters: entries, bytes, hits, misses, entries found stale, evictions';
+
+CREATE FUNCTION bf_filter_cache_reset() RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bf_filter_cache_reset() IS
+	'empty this backend''s cache of detoasted stored filters and zero its counters';
+
 -- (end of values)
 
 -- ====================================================================

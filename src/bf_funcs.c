@@ -32,6 +32,7 @@ void
 _PG_init(void)
 {
 	bf_agg_define_gucs();
+	bf_filter_cache_define_gucs();
 	MarkGUCPrefixReserved("bloomfilter");
 }
 
@@ -156,13 +157,15 @@ typedef struct BfCallCache
 	varatt_external ext;		/* BF_CACHE_EXTERNAL key */
 	struct varlena *rawkey;		/* BF_CACHE_RAW key */
 	void	   *alloc;			/* holds vl, 64-byte aligned bits */
+	BfCachedFilter *shared;		/* or the backend's cache holds it */
+	MemoryContextCallback release;	/* gives shared back with fn_mcxt */
 	BfFilter	filter;
 
 	/* the last plain (uncompressed, in-line) filter argument */
 	struct varlena *plain_ptr;
 	uint32		plain_size;
 	uint8		plain_header[BLOOM_HEADER_SIZE];
-	BloomHeader plain_hdr;
+	BfFilter	plain;
 } BfCallCache;
 
 static BfCallCache *
@@ -209,59 +212,91 @@ bf_typecache_lookup(BfTypeCache *tc, FunctionCallInfo fcinfo, int argno, bool el
 	return &tc->ti;
 }
 
-static BfTypeInfo *
+static inline BfTypeInfo *
 get_typeinfo(FunctionCallInfo fcinfo, int argno, bool element)
 {
-	return bf_typecache_lookup(&get_cache(fcinfo)->types, fcinfo, argno, element);
+	BfCallCache *cache = get_cache(fcinfo);
+
+	if (likely(cache->types.valid))
+		return &cache->types.ti;
+	return bf_typecache_lookup(&cache->types, fcinfo, argno, element);
+}
+
+/* forget the cached filter: free our copy, give back the backend cache's */
+static void
+cache_forget(BfCallCache *cache)
+{
+	if (cache->alloc)
+		pfree(cache->alloc);
+	cache->alloc = NULL;
+	if (cache->shared)
+		bf_filter_cache_release(cache->shared);
+	cache->shared = NULL;
+	cache->kind = BF_CACHE_NONE;
+}
+
+static void
+cache_release_callback(void *arg)
+{
+	BfCallCache *cache = (BfCallCache *) arg;
+
+	if (cache->shared)
+		bf_filter_cache_release(cache->shared);
+	cache->shared = NULL;
 }
 
 /* copy a detoasted filter to fn_mcxt with its bit array 64-byte aligned */
 static void
 cache_store(BfCallCache *cache, MemoryContext mcxt, struct varlena *vl)
 {
-	size_t		size = VARSIZE(vl);
-	char	   *alloc;
-	uintptr_t	pad;
-
-	if (cache->alloc)
-		pfree(cache->alloc);
-	cache->alloc = NULL;
-	cache->kind = BF_CACHE_NONE;
-	alloc = MemoryContextAllocExtended(mcxt, size + 64, MCXT_ALLOC_HUGE);
-	/* place vl so that vl + VARHDRSZ + BLOOM_HEADER_SIZE is a multiple of 64 */
-	pad = (uintptr_t) (-(intptr_t) ((uintptr_t) alloc + VARHDRSZ + BLOOM_HEADER_SIZE)) & 63;
-	memcpy(alloc + pad, vl, size);
-	cache->alloc = alloc;
-	cache->filter.vl = (struct varlena *) (alloc + pad);
+	cache_forget(cache);
+	cache->filter.vl = bf_copy_aligned(mcxt, vl, &cache->alloc);
 }
 
-/*
- * The filter argument argno, detoasted and validated, served from the
- * cache when it is the same stored value as last time.
- */
-static BfFilter
-get_filter_cached(FunctionCallInfo fcinfo, int argno)
+/* get_filter_cached when the argument is not the stored value of last time */
+static pg_noinline const BfFilter *
+get_filter_slow(BfCallCache *cache, FunctionCallInfo fcinfo, struct varlena *raw)
 {
-	BfCallCache *cache = get_cache(fcinfo);
-	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
 	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
 	struct varlena *vl;
 
 	if (VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
 		varatt_external ext;
+		BfCachedFilter *shared;
 
 		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+
+		/*
+		 * Within one query the pointer names one value: the value is visible
+		 * to the query's snapshot, so its OID cannot be reused meanwhile.
+		 */
 		if (cache->kind == BF_CACHE_EXTERNAL &&
 			memcmp(&ext, &cache->ext, sizeof(ext)) == 0)
-			return cache->filter;
-		vl = detoast_attr(raw);
-		cache_store(cache, mcxt, vl);
-		pfree(vl);
-		bf_read_header(cache->filter.vl, &cache->filter.hdr);
+			return &cache->filter;
+		shared = bf_filter_cache_get(raw);
+		if (shared != NULL)
+		{
+			cache_forget(cache);
+			if (cache->release.func == NULL)
+			{
+				cache->release.func = cache_release_callback;
+				cache->release.arg = cache;
+				MemoryContextRegisterResetCallback(mcxt, &cache->release);
+			}
+			cache->shared = shared;
+			cache->filter = *bf_cached_filter(shared);
+		}
+		else
+		{
+			vl = detoast_attr(raw);
+			cache_store(cache, mcxt, vl);
+			pfree(vl);
+			bf_read_header(cache->filter.vl, &cache->filter.hdr);
+		}
 		cache->ext = ext;
 		cache->kind = BF_CACHE_EXTERNAL;
-		return cache->filter;
+		return &cache->filter;
 	}
 	if (VARATT_IS_COMPRESSED(raw))
 	{
@@ -269,7 +304,7 @@ get_filter_cached(FunctionCallInfo fcinfo, int argno)
 
 		if (cache->kind == BF_CACHE_RAW && VARSIZE_ANY(cache->rawkey) == rawsize &&
 			memcmp(cache->rawkey, raw, rawsize) == 0)
-			return cache->filter;
+			return &cache->filter;
 		vl = detoast_attr(raw);
 		cache_store(cache, mcxt, vl);
 		pfree(vl);
@@ -279,7 +314,7 @@ get_filter_cached(FunctionCallInfo fcinfo, int argno)
 		cache->rawkey = MemoryContextAlloc(mcxt, rawsize);
 		memcpy(cache->rawkey, raw, rawsize);
 		cache->kind = BF_CACHE_RAW;
-		return cache->filter;
+		return &cache->filter;
 	}
 	/*
 	 * Plain in memory: no copy needed.  When the same datum comes again (a
@@ -288,28 +323,42 @@ get_filter_cached(FunctionCallInfo fcinfo, int argno)
 	 */
 	if (!VARATT_IS_EXTENDED(raw))
 	{
-		if (cache->plain_ptr == raw && VARSIZE(raw) == cache->plain_size &&
-			memcmp(VARDATA(raw), cache->plain_header, BLOOM_HEADER_SIZE) == 0)
+		if (!(cache->plain_ptr == raw && VARSIZE(raw) == cache->plain_size &&
+			  memcmp(VARDATA(raw), cache->plain_header, BLOOM_HEADER_SIZE) == 0))
 		{
-			BfFilter	f;
-
-			f.vl = raw;
-			f.hdr = cache->plain_hdr;
-			return f;
-		}
-		else
-		{
-			BfFilter	f = bf_fetch(PointerGetDatum(raw));
-
+			cache->plain = bf_fetch(PointerGetDatum(raw));
 			cache->plain_ptr = raw;
 			cache->plain_size = VARSIZE(raw);
 			memcpy(cache->plain_header, VARDATA(raw), BLOOM_HEADER_SIZE);
-			cache->plain_hdr = f.hdr;
-			return f;
 		}
+		return &cache->plain;
 	}
 	/* a short header or an indirect pointer: small or rare, no caching */
-	return bf_fetch(PointerGetDatum(raw));
+	cache->plain_ptr = NULL;
+	cache->plain = bf_fetch(PointerGetDatum(raw));
+	return &cache->plain;
+}
+
+/*
+ * The filter argument argno, detoasted and validated, served from the
+ * cache when it is the same stored value as last time.  The hot case, a
+ * TOASTed filter handed to every row by a scalar subquery, is inline.
+ */
+static inline const BfFilter *
+get_filter_cached(FunctionCallInfo fcinfo, int argno)
+{
+	BfCallCache *cache = get_cache(fcinfo);
+	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
+
+	if (cache->kind == BF_CACHE_EXTERNAL && VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		if (memcmp(&ext, &cache->ext, sizeof(ext)) == 0)
+			return &cache->filter;
+	}
+	return get_filter_slow(cache, fcinfo, raw);
 }
 
 /* ---- constructors ---- */
@@ -554,15 +603,27 @@ bf_add_all(PG_FUNCTION_ARGS)
 /* ---- testing ---- */
 
 static inline bool
-test_value(BfFilter *f, BfTypeInfo *ti, Datum value)
+test_value(const BfFilter *f, BfTypeInfo *ti, Datum value)
 {
 	uint64		h;
 
-	if (f->hdr.family == BF_FAMILY_NONE)
-		return false;			/* nothing was ever added */
-	prepare_value(ti, value);
-	bf_check_family(&f->hdr, NULL, ti, false);
-	h = bf_hash_datum(ti, value, f->hdr.seed);
+	if (unlikely(ti->family == BF_FAMILY_RECORD))
+	{
+		if (f->hdr.family == BF_FAMILY_NONE)
+			return false;
+		bf_record_prepare(ti, value);	/* fixes ti->detail for this row type */
+	}
+	if (unlikely(f->hdr.family != ti->family || f->hdr.detail != ti->detail))
+	{
+		if (f->hdr.family == BF_FAMILY_NONE)
+			return false;		/* nothing was ever added */
+		bf_check_family((BloomHeader *) &f->hdr, NULL, ti, false);	/* errors */
+	}
+	/* the commonest key type without bf_hash_datum's general machinery */
+	if (ti->typid == INT8OID)
+		h = bloom_hash_int64(DatumGetInt64(value), f->hdr.seed);
+	else
+		h = bf_hash_datum(ti, value, f->hdr.seed);
 	return bloom_test_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, h);
 }
 
@@ -571,9 +632,9 @@ Datum
 bf_contains(PG_FUNCTION_ARGS)
 {
 	BfTypeInfo *ti = get_typeinfo(fcinfo, 1, false);
-	BfFilter	f = get_filter_cached(fcinfo, 0);
+	const BfFilter *f = get_filter_cached(fcinfo, 0);
 
-	PG_RETURN_BOOL(test_value(&f, ti, PG_GETARG_DATUM(1)));
+	PG_RETURN_BOOL(test_value(f, ti, PG_GETARG_DATUM(1)));
 }
 
 /* value <@ filter */
@@ -582,9 +643,9 @@ Datum
 bf_contained_by(PG_FUNCTION_ARGS)
 {
 	BfTypeInfo *ti = get_typeinfo(fcinfo, 0, false);
-	BfFilter	f = get_filter_cached(fcinfo, 1);
+	const BfFilter *f = get_filter_cached(fcinfo, 1);
 
-	PG_RETURN_BOOL(test_value(&f, ti, PG_GETARG_DATUM(0)));
+	PG_RETURN_BOOL(test_value(f, ti, PG_GETARG_DATUM(0)));
 }
 
 /*
@@ -595,7 +656,7 @@ static Datum
 contains_array(FunctionCallInfo fcinfo, bool want_all)
 {
 	BfTypeInfo *ti = get_typeinfo(fcinfo, 1, true);
-	BfFilter	f = get_filter_cached(fcinfo, 0);
+	const BfFilter *f = get_filter_cached(fcinfo, 0);
 	AnyArrayType *arr = PG_GETARG_ANY_ARRAY_P(1);
 	int			n = array_nitems(arr);
 	array_iter	it;
@@ -615,7 +676,7 @@ contains_array(FunctionCallInfo fcinfo, bool want_all)
 			sawnull = true;
 			continue;
 		}
-		if (test_value(&f, ti, value) != want_all)
+		if (test_value(f, ti, value) != want_all)
 			PG_RETURN_BOOL(!want_all);
 	}
 	if (sawnull)

@@ -344,7 +344,7 @@ bloom_hash_int64(int64_t v, int64_t seed)
 {
 	uint8_t		buf[8];
 
-	bloom_encode_int64(buf, v);
+	bloom_store_u64(buf, (uint64_t) v);
 	return XXH3_64bits_withSeed(buf, 8, (XXH64_hash_t) seed);
 }
 

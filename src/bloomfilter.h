@@ -125,4 +125,13 @@ extern void bf_finish_combined(BloomHeader *hdr, uint8 *payload, bool intersect)
 /* bf_agg.c */
 extern void bf_agg_define_gucs(void);
 
+/* bf_cache.c */
+typedef struct BfCachedFilter BfCachedFilter;
+extern void bf_filter_cache_define_gucs(void);
+extern struct varlena *bf_copy_aligned(MemoryContext mcxt, const struct varlena *vl,
+									   void **alloc);
+extern BfCachedFilter *bf_filter_cache_get(struct varlena *raw);
+extern const BfFilter *bf_cached_filter(const BfCachedFilter *cf);
+extern void bf_filter_cache_release(BfCachedFilter *cf);
+
 #endif							/* BLOOMFILTER_H */

@@ -1,0 +1,95 @@
+-- The per-backend cache of detoasted stored filters: a filter read from a
+-- table once per statement is detoasted once, and never answers from bits
+-- its value no longer has.
+SET client_min_messages = warning;
+
+CREATE TABLE fc_filters (id int PRIMARY KEY, f bloomfilter);
+-- stored out of line and uncompressed, as a large filter is
+ALTER TABLE fc_filters ALTER COLUMN f SET STORAGE EXTERNAL;
+-- no autovacuum: pruning would make entries stale and change the counts
+ALTER TABLE fc_filters SET (autovacuum_enabled = off, toast.autovacuum_enabled = off);
+INSERT INTO fc_filters
+	SELECT 1, bf_add_all(bf_create(100000, 0.01), ARRAY(SELECT generate_series(1, 1000)));
+INSERT INTO fc_filters
+	SELECT 2, bf_add_all(bf_create(100000, 0.01), ARRAY(SELECT generate_series(1001, 2000)));
+SELECT id, pg_column_size(f) > 100000 AS out_of_line FROM fc_filters ORDER BY id;
+
+CREATE FUNCTION fc_stats() RETURNS TABLE (entries bigint, hits bigint, misses bigint,
+	stale bigint, evictions bigint, holds_bytes bool)
+	LANGUAGE sql AS
+	'SELECT entries, hits, misses, stale, evictions, bytes > 0 FROM bf_filter_cache_stats()';
+
+SELECT bf_filter_cache_reset();
+SELECT * FROM fc_stats();
+
+-- one statement per key, as an application asks: one miss, then hits
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 5);
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 5000);
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 999);
+SELECT * FROM fc_stats();
+
+-- a prepared statement shares the entry
+PREPARE probe(int, int) AS SELECT bf_contains((SELECT f FROM fc_filters WHERE id = $1), $2);
+EXECUTE probe(1, 10);
+EXECUTE probe(1, 1500);
+EXECUTE probe(2, 1500);
+SELECT * FROM fc_stats();
+
+-- within one query the call site keeps the filter: no lookup per row
+SELECT count(*) FILTER (WHERE bf_contains(f, g)) AS found
+FROM fc_filters, generate_series(1, 3000) g WHERE id = 2;
+SELECT hits, misses FROM fc_stats();
+
+-- a changed value has a new TOAST pointer: the new bits answer
+UPDATE fc_filters SET f = bf_add(f, 5000) WHERE id = 1;
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 5000);
+SELECT * FROM fc_stats();
+
+-- a rolled-back change leaves the old value, which still answers
+BEGIN;
+UPDATE fc_filters SET f = bf_add(f, 6000) WHERE id = 1;
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 6000);
+ROLLBACK;
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 6000),
+	   bf_contains((SELECT f FROM fc_filters WHERE id = 1), 5000);
+
+-- VACUUM FULL rewrites the TOAST table keeping value OIDs: the pointers
+-- are the same, the first chunks moved, so every entry is found stale,
+-- read again, and answers the same
+SELECT bf_filter_cache_reset();
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 2), 1500);
+VACUUM FULL fc_filters;
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 2), 1500),
+	   bf_contains((SELECT f FROM fc_filters WHERE id = 2), 1);
+SELECT * FROM fc_stats();
+
+-- bounded: room for one filter evicts the least recently used
+SELECT bf_filter_cache_reset();
+SET bloomfilter.filter_cache_size = '200kB';
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 1);
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 2), 1001);
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 2);
+SELECT * FROM fc_stats();
+-- lowering the setting frees at once
+SET bloomfilter.filter_cache_size = '100kB';
+SELECT entries, holds_bytes FROM fc_stats();
+-- 0 turns it off: every statement reads the value, nothing is kept
+SELECT bf_filter_cache_reset();
+SET bloomfilter.filter_cache_size = 0;
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 1);
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 1);
+SELECT entries, misses, hits FROM fc_stats();
+RESET bloomfilter.filter_cache_size;
+
+-- a temporary table's pages change without WAL: its values are not cached
+SELECT bf_filter_cache_reset();
+CREATE TEMP TABLE fc_temp (f bloomfilter);
+ALTER TABLE fc_temp ALTER COLUMN f SET STORAGE EXTERNAL;
+INSERT INTO fc_temp SELECT f FROM fc_filters WHERE id = 2;
+SELECT bf_contains((SELECT f FROM fc_temp), 1500);
+SELECT bf_contains((SELECT f FROM fc_temp), 1500);
+SELECT entries, hits, misses FROM fc_stats();
+
+RESET client_min_messages;
+DROP TABLE fc_filters, fc_temp;
+DROP FUNCTION fc_stats();
