@@ -44,8 +44,8 @@ declare -A SQL=(
 )
 order="btree hash index_contains might_contain stored_12mb stored_1kb"
 script() { # name pipelined -> file
-	local f="$work/$1.$2.sql" stmt
-	stmt="${SQL[$1]//\$1/'absent' || :r || '@example.com'}"
+	local f="$work/$1.$2.sql" stmt key="'absent' || :r || '@example.com'"
+	stmt="${SQL[$1]//\$1/$key}"
 	{
 		if [ "$2" = 1 ]; then
 			echo '\startpipeline'
