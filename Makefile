@@ -60,6 +60,10 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks no header dependencies unless the server was configured with
+# --enable-depend; inline code in the headers must rebuild every object
+$(OBJS): $(wildcard src/*.h)
+
 # unit tests of the PostgreSQL-free core
 test/unit/test_core: test/unit/test_core.c src/bloom_core.c src/bloom_core.h \
 		src/bloom_text.c src/bloom_text.h

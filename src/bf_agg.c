@@ -36,10 +36,6 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
-/* the integer fast path below inlines XXH3 for its constant 8-byte input */
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 /*
  * Most distinct values the auto-sized bf_agg keeps: 2^24, i.e. 128 MiB of
  * hashes, at most 256 MiB with the merge buffer, per process.  The setting
@@ -121,30 +117,6 @@ agg_typeinfo(FunctionCallInfo fcinfo)
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfTypeCache));
 	return bf_typecache_lookup((BfTypeCache *) fcinfo->flinfo->fn_extra,
 							   fcinfo, 1, false);
-}
-
-/*
- * bf_hash_datum for the hot case of integers, with XXH3 inlined for its
- * 8-byte input (docs/FORMAT.md section 3: int64, little-endian).
- */
-static inline uint64
-agg_hash(BfTypeInfo *ti, Datum value, int64 seed)
-{
-	if (ti->family == BF_FAMILY_INTEGER)
-	{
-		int64		v;
-		uint8		buf[8];
-
-		if (ti->typid == INT8OID)
-			v = DatumGetInt64(value);
-		else if (ti->typid == INT4OID)
-			v = DatumGetInt32(value);
-		else
-			v = DatumGetInt16(value);
-		bloom_store_u64(buf, (uint64) v);
-		return XXH3_64bits_withSeed(buf, 8, (XXH64_hash_t) seed);
-	}
-	return bf_hash_datum(ti, value, seed);
 }
 
 /* ---- filter states ---- */
@@ -346,7 +318,7 @@ bf_agg_sized_trans(PG_FUNCTION_ARGS)
 			bf_check_family(&st->hdr, st->payload, ti, true);
 			st->family_ok = true;
 		}
-		h = agg_hash(ti, value, st->hdr.seed);
+		h = bf_hash_datum(ti, value, st->hdr.seed);
 		bloom_prefetch_hash(st->payload + BLOOM_HEADER_SIZE, st->hdr.nblocks, h);
 		st->pending[st->npending++] = h;
 		if (st->npending == BF_AGG_BATCH)
@@ -734,7 +706,7 @@ bf_agg_auto_trans(PG_FUNCTION_ARGS)
 	if (st->nused == st->cap)
 		hashes_reserve(st, 1);
 	/* seed 0: the seed of the filter the final function builds */
-	st->h[st->nused++] = agg_hash(ti, value, 0);
+	st->h[st->nused++] = bf_hash_datum(ti, value, 0);
 	PG_RETURN_POINTER(st);
 }
 

@@ -274,17 +274,6 @@ open_toast(const varatt_external *ext)
 	return rel;
 }
 
-static bool
-toast_trusted(const varatt_external *ext)
-{
-	Relation	rel = open_toast(ext);
-
-	if (rel == NULL)
-		return false;
-	relation_close(rel, AccessShareLock);
-	return true;
-}
-
 /*
  * Does the pointer ext still name the value cf was read from?
  *
@@ -321,27 +310,19 @@ value_unchanged(BfCachedFilter *cf)
 	return ok;
 }
 
-/* where the first chunk of ext's value is now, if it can be cached */
+/* where the first chunk of value valueid of rel is now, to check it later */
 static bool
-locate_value(const varatt_external *ext, BlockNumber *blkno,
+locate_value(Relation rel, Oid valueid, BlockNumber *blkno,
 			 OffsetNumber *offnum, XLogRecPtr *lsn)
 {
-	Relation	rel;
 	ItemPointerData tid;
-	bool		ok;
 
-	if (!ActiveSnapshotSet() || (rel = open_toast(ext)) == NULL)
+	if (!find_first_chunk(rel, valueid, &tid))
 		return false;
-	ok = find_first_chunk(rel, ext->va_valueid, &tid);
-	if (ok)
-	{
-		*blkno = ItemPointerGetBlockNumber(&tid);
-		*offnum = ItemPointerGetOffsetNumber(&tid);
-		ok = check_first_chunk(rel, ext->va_valueid, *blkno, *offnum, lsn) &&
-			!XLogRecPtrIsInvalid(*lsn);
-	}
-	relation_close(rel, AccessShareLock);
-	return ok;
+	*blkno = ItemPointerGetBlockNumber(&tid);
+	*offnum = ItemPointerGetOffsetNumber(&tid);
+	return check_first_chunk(rel, valueid, *blkno, *offnum, lsn) &&
+		!XLogRecPtrIsInvalid(*lsn);
 }
 
 /*
@@ -362,6 +343,7 @@ bf_filter_cache_get(struct varlena *raw)
 	Size		size;
 	struct varlena *vl;
 	BloomHeader hdr;
+	Relation	rel;
 	bool		found;
 
 	Assert(VARATT_IS_EXTERNAL_ONDISK(raw));
@@ -387,11 +369,14 @@ bf_filter_cache_get(struct varlena *raw)
 
 	/* room for it: the detoasted size plus alignment */
 	size = (Size) ext.va_rawsize + 64 + sizeof(BfCachedFilter);
-	if (size > cache_limit() || !ActiveSnapshotSet() || !toast_trusted(&ext))
+	if (size > cache_limit() || !ActiveSnapshotSet() || (rel = open_toast(&ext)) == NULL)
 		return NULL;
 	cache_shrink(cache_limit() - size);
 	if (cache_bytes + size > cache_limit())
+	{
+		relation_close(rel, AccessShareLock);
 		return NULL;
+	}
 
 	/*
 	 * Detoast and validate before anything goes into the cache; then note
@@ -409,7 +394,7 @@ bf_filter_cache_get(struct varlena *raw)
 	cf->size = VARSIZE(cf->filter.vl) + 64 + sizeof(BfCachedFilter);
 	cache_bytes += cf->size;
 	cf->refcount = 1;
-	if (locate_value(&ext, &cf->blkno, &cf->offnum, &cf->lsn))
+	if (locate_value(rel, ext.va_valueid, &cf->blkno, &cf->offnum, &cf->lsn))
 	{
 		slot = hash_search(cache_table, &key, HASH_ENTER, &found);
 		Assert(!found);
@@ -418,6 +403,7 @@ bf_filter_cache_get(struct varlena *raw)
 		dlist_push_head(&cache_lru, &cf->lru);
 	}
 	/* else the caller's use only: freed when it lets go */
+	relation_close(rel, AccessShareLock);
 	return cf;
 }
 

@@ -222,21 +222,9 @@ get_typeinfo(FunctionCallInfo fcinfo, int argno, bool element)
 	return bf_typecache_lookup(&cache->types, fcinfo, argno, element);
 }
 
-/* forget the cached filter: free our copy, give back the backend cache's */
+/* give the backend cache's entry back (also when fn_mcxt goes away) */
 static void
-cache_forget(BfCallCache *cache)
-{
-	if (cache->alloc)
-		pfree(cache->alloc);
-	cache->alloc = NULL;
-	if (cache->shared)
-		bf_filter_cache_release(cache->shared);
-	cache->shared = NULL;
-	cache->kind = BF_CACHE_NONE;
-}
-
-static void
-cache_release_callback(void *arg)
+cache_release_shared(void *arg)
 {
 	BfCallCache *cache = (BfCallCache *) arg;
 
@@ -244,6 +232,18 @@ cache_release_callback(void *arg)
 		bf_filter_cache_release(cache->shared);
 	cache->shared = NULL;
 }
+
+/* forget the cached filter: free our copy, give back the backend cache's */
+static void
+cache_forget(BfCallCache *cache)
+{
+	if (cache->alloc)
+		pfree(cache->alloc);
+	cache->alloc = NULL;
+	cache_release_shared(cache);
+	cache->kind = BF_CACHE_NONE;
+}
+
 
 /* copy a detoasted filter to fn_mcxt with its bit array 64-byte aligned */
 static void
@@ -265,22 +265,15 @@ get_filter_slow(BfCallCache *cache, FunctionCallInfo fcinfo, struct varlena *raw
 		varatt_external ext;
 		BfCachedFilter *shared;
 
+		/* not the pointer of last time: get_filter_cached checked that */
 		VARATT_EXTERNAL_GET_POINTER(ext, raw);
-
-		/*
-		 * Within one query the pointer names one value: the value is visible
-		 * to the query's snapshot, so its OID cannot be reused meanwhile.
-		 */
-		if (cache->kind == BF_CACHE_EXTERNAL &&
-			memcmp(&ext, &cache->ext, sizeof(ext)) == 0)
-			return &cache->filter;
 		shared = bf_filter_cache_get(raw);
 		if (shared != NULL)
 		{
 			cache_forget(cache);
 			if (cache->release.func == NULL)
 			{
-				cache->release.func = cache_release_callback;
+				cache->release.func = cache_release_shared;
 				cache->release.arg = cache;
 				MemoryContextRegisterResetCallback(mcxt, &cache->release);
 			}
@@ -350,6 +343,10 @@ get_filter_cached(FunctionCallInfo fcinfo, int argno)
 	BfCallCache *cache = get_cache(fcinfo);
 	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
 
+	/*
+	 * Within one query the pointer names one value: the value is visible to
+	 * the query's snapshot, so its OID cannot be reused meanwhile.
+	 */
 	if (cache->kind == BF_CACHE_EXTERNAL && VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
 		varatt_external ext;
@@ -602,28 +599,19 @@ bf_add_all(PG_FUNCTION_ARGS)
 
 /* ---- testing ---- */
 
-static inline bool
+/* always inline: a call per probe would cost as much as the probe */
+static pg_attribute_always_inline bool
 test_value(const BfFilter *f, BfTypeInfo *ti, Datum value)
 {
 	uint64		h;
 
-	if (unlikely(ti->family == BF_FAMILY_RECORD))
-	{
-		if (f->hdr.family == BF_FAMILY_NONE)
-			return false;
-		bf_record_prepare(ti, value);	/* fixes ti->detail for this row type */
-	}
+	if (unlikely(f->hdr.family == BF_FAMILY_NONE))
+		return false;			/* nothing was ever added */
+	prepare_value(ti, value);
+	/* the full check (and its error) only when the family differs */
 	if (unlikely(f->hdr.family != ti->family || f->hdr.detail != ti->detail))
-	{
-		if (f->hdr.family == BF_FAMILY_NONE)
-			return false;		/* nothing was ever added */
-		bf_check_family((BloomHeader *) &f->hdr, NULL, ti, false);	/* errors */
-	}
-	/* the commonest key type without bf_hash_datum's general machinery */
-	if (ti->typid == INT8OID)
-		h = bloom_hash_int64(DatumGetInt64(value), f->hdr.seed);
-	else
-		h = bf_hash_datum(ti, value, f->hdr.seed);
+		bf_check_family((BloomHeader *) &f->hdr, NULL, ti, false);
+	h = bf_hash_datum(ti, value, f->hdr.seed);
 	return bloom_test_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, h);
 }
 

@@ -426,9 +426,9 @@ bf_hash_record(BfTypeInfo *ti, Datum value, int64 seed)
 	return bf_hash_fields(ti->fields, field, values, isnull, seed);
 }
 
-/* the filter hash of a non-NULL value (docs/FORMAT.md section 2) */
+/* bf_hash_datum for every family (integers also pass canonical_bytes) */
 uint64
-bf_hash_datum(BfTypeInfo *ti, Datum value, int64 seed)
+bf_hash_datum_any(BfTypeInfo *ti, Datum value, int64 seed)
 {
 	uint8		scratch[128];
 	void	   *tofree[2] = {NULL, NULL};
@@ -438,13 +438,6 @@ bf_hash_datum(BfTypeInfo *ti, Datum value, int64 seed)
 
 	switch (ti->family)
 	{
-		case BF_FAMILY_INTEGER:
-			/* the hot path: no detour through canonical_bytes */
-			if (ti->typid == INT8OID)
-				return bloom_hash_int64(DatumGetInt64(value), seed);
-			if (ti->typid == INT4OID)
-				return bloom_hash_int64(DatumGetInt32(value), seed);
-			return bloom_hash_int64(DatumGetInt16(value), seed);
 		case BF_FAMILY_RECORD:
 			return bf_hash_record(ti, value, seed);
 		case BF_FAMILY_OTHER:

@@ -12,8 +12,6 @@
 #include <math.h>
 #include <string.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 static const char *const family_names[] = {
 	"none", "integer", "float", "numeric", "text", "bytea", "uuid",
@@ -337,15 +335,6 @@ bloom_encode_float8(uint8_t out[8], double v)
 		memcpy(&bits, &v, sizeof(bits));
 	}
 	bloom_store_u64(out, bits);
-}
-
-uint64_t
-bloom_hash_int64(int64_t v, int64_t seed)
-{
-	uint8_t		buf[8];
-
-	bloom_store_u64(buf, (uint64_t) v);
-	return XXH3_64bits_withSeed(buf, 8, (XXH64_hash_t) seed);
 }
 
 uint64_t

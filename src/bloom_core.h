@@ -20,6 +20,12 @@
 #include <stdint.h>
 #include <string.h>
 
+/* XXH3 is inlined into every user: integer keys are the hot path */
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
 #define BLOOM_MAGIC			"BLMF"
 #define BLOOM_VERSION		1
 #define BLOOM_LAYOUT_BLOCKED 1
@@ -163,17 +169,19 @@ extern size_t bloom_total_size(uint64_t nblocks);
 
 /* hashing (section 2 of docs/FORMAT.md) */
 extern uint64_t bloom_hash_bytes(const void *data, size_t len, int64_t seed);
-extern uint64_t bloom_hash_int64(int64_t v, int64_t seed);
 extern uint64_t bloom_hash_float8(double v, int64_t seed);
 extern void bloom_encode_int64(uint8_t out[8], int64_t v);
 extern void bloom_encode_float8(uint8_t out[8], double v);
 
-/* k <= 7, the usual case (a 1 % filter has k = 7): one mixed word */
-#if defined(__GNUC__) || defined(__clang__)
-#define likely_le7(n) __builtin_expect((n) <= 7, 1)
-#else
-#define likely_le7(n) ((n) <= 7)
-#endif
+/* XXH3-64 of v's 8 little-endian bytes (section 3: every integer width) */
+static inline uint64_t
+bloom_hash_int64(int64_t v, int64_t seed)
+{
+	uint8_t		buf[8];
+
+	bloom_store_u64(buf, (uint64_t) v);
+	return XXH3_64bits_withSeed(buf, 8, (XXH64_hash_t) seed);
+}
 
 static inline uint64_t
 bloom_mix64(uint64_t z)
@@ -198,21 +206,25 @@ bloom_block_of(uint64_t h, uint64_t nblocks)
 static inline bool
 bloom_block_set(uint8_t *block, int k, uint64_t h)
 {
-	uint64_t	x = 0;
+	uint64_t	salt = UINT64_C(0x9E3779B97F4A7C15);
 	uint8_t		changed = 0;
 
-	for (int i = 0; i < k; i++)
+	/* 7 bit positions of 9 bits per mixed word, one word per 7 bits */
+	for (int i = 0; i < k; i += 7)
 	{
-		unsigned	pos;
-		uint8_t		mask;
+		uint64_t	x = bloom_mix64(h + salt);
+		int			n = k - i < 7 ? k - i : 7;
 
-		if (i % 7 == 0)
-			x = bloom_mix64(h + (uint64_t) (i / 7 + 1) * UINT64_C(0x9E3779B97F4A7C15));
-		pos = (unsigned) (x & 511);
-		x >>= 9;
-		mask = (uint8_t) (1u << (pos & 7));
-		changed |= (uint8_t) (~block[pos >> 3] & mask);
-		block[pos >> 3] |= mask;
+		for (int j = 0; j < n; j++)
+		{
+			unsigned	pos = (unsigned) (x & 511);
+			uint8_t		mask = (uint8_t) (1u << (pos & 7));
+
+			changed |= (uint8_t) (~block[pos >> 3] & mask);
+			block[pos >> 3] |= mask;
+			x >>= 9;
+		}
+		salt += UINT64_C(0x9E3779B97F4A7C15);
 	}
 	return changed != 0;
 }
@@ -239,8 +251,8 @@ bloom_block_test(const uint8_t *block, int k, uint64_t h)
 {
 	uint64_t	salt = UINT64_C(0x9E3779B97F4A7C15);
 
-	/* the same bit positions as bloom_block_set: 7 per mixed word */
-	for (int i = 0;; i += 7)
+	/* the bit positions of bloom_block_set, stopping at the first unset */
+	for (int i = 0; i < k; i += 7)
 	{
 		uint64_t	x = bloom_mix64(h + salt);
 		int			n = k - i < 7 ? k - i : 7;
@@ -253,10 +265,9 @@ bloom_block_test(const uint8_t *block, int k, uint64_t h)
 				return false;
 			x >>= 9;
 		}
-		if (likely_le7(k - i))
-			return true;
 		salt += UINT64_C(0x9E3779B97F4A7C15);
 	}
+	return true;
 }
 
 /*

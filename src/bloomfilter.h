@@ -13,6 +13,7 @@
 #include "bf_compat.h"
 
 #include "fmgr.h"
+#include "catalog/pg_type_d.h"
 #include "access/tupdesc.h"
 
 #include "bloom_core.h"
@@ -62,7 +63,21 @@ extern int	bf_family_of_type(Oid base);
 extern bool bf_other_type_ok(Oid typid);
 extern void bf_typeinfo_init(BfTypeInfo *ti, Oid typid, Oid collation,
 							 MemoryContext mcxt);
-extern uint64 bf_hash_datum(BfTypeInfo *ti, Datum value, int64 seed);
+extern uint64 bf_hash_datum_any(BfTypeInfo *ti, Datum value, int64 seed);
+
+/*
+ * The filter hash of a non-NULL value (docs/FORMAT.md section 2).  Integers,
+ * the commonest keys, are hashed inline: every per-row loop calls this.
+ */
+static inline uint64
+bf_hash_datum(BfTypeInfo *ti, Datum value, int64 seed)
+{
+	if (ti->family == BF_FAMILY_INTEGER)
+		return bloom_hash_int64(ti->typid == INT8OID ? DatumGetInt64(value) :
+								ti->typid == INT4OID ? DatumGetInt32(value) :
+								DatumGetInt16(value), seed);
+	return bf_hash_datum_any(ti, value, seed);
+}
 extern void bf_check_family(BloomHeader *hdr, uint8 *payload, BfTypeInfo *ti,
 							bool setting);
 extern char *bf_family_text(int family, uint32 detail);
