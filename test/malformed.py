@@ -92,20 +92,18 @@ END $$
 MAL_INPUT = """
 CREATE FUNCTION pg_temp.mal_input(bs bytea[], ts text[])
 RETURNS TABLE (via text, i int, value text, state text, msg text) LANGUAGE plpgsql AS $$
+DECLARE
+    b bytea;
+    t text;
 BEGIN
-    FOR k IN 1 .. coalesce(cardinality(bs), 0) LOOP
-        via := 'bytea'; i := k; value := NULL; state := NULL; msg := NULL;
+    FOR via, i, b, t IN
+        SELECT 'bytea', o, x, NULL FROM unnest(bs) WITH ORDINALITY AS u(x, o)
+        UNION ALL
+        SELECT 'text', o, NULL, x FROM unnest(ts) WITH ORDINALITY AS u(x, o)
+    LOOP
+        value := NULL; state := NULL; msg := NULL;
         BEGIN
-            value := bs[k]::bloomfilter::text;
-        EXCEPTION WHEN OTHERS THEN
-            state := SQLSTATE; msg := SQLERRM;
-        END;
-        RETURN NEXT;
-    END LOOP;
-    FOR k IN 1 .. coalesce(cardinality(ts), 0) LOOP
-        via := 'text'; i := k; value := NULL; state := NULL; msg := NULL;
-        BEGIN
-            value := ts[k]::bloomfilter::text;
+            value := CASE WHEN via = 'bytea' THEN b::bloomfilter ELSE t::bloomfilter END::text;
         EXCEPTION WHEN OTHERS THEN
             state := SQLSTATE; msg := SQLERRM;
         END;
