@@ -19,11 +19,12 @@ OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
 
 # the index access method and the functions reading an index
 OBJS_INDEX = src/bf_am.o src/bf_meta.o src/bf_build.o src/bf_insert.o src/bf_pending.o \
-	src/bf_scan.o src/bf_vacuum.o src/bf_access.o src/bf_index.o src/bf_changes.o
+	src/bf_scan.o src/bf_vacuum.o src/bf_access.o src/bf_index.o src/bf_changes.o \
+	src/bf_patch.o
 
 # tracked filters: registry, management, lookups, triggers, DDL upkeep
 OBJS_TRACK = src/bf_registry.o src/bf_track_objects.o src/bf_track_manage.o \
-	src/bf_track_lookup.o src/bf_track_ddl.o src/bf_trigger.o
+	src/bf_track_lookup.o src/bf_track_ddl.o src/bf_trigger.o src/bf_track_changes.o
 
 OBJS = $(OBJS_COMMON) $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)
 
@@ -38,7 +39,8 @@ REGRESS_WINDOW = window
 
 REGRESS_INDEX = index index_security index_batch index_plan index_changes
 
-REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign
+REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign \
+	tracked_changes
 
 REGRESS_DOCS =
 

@@ -279,6 +279,28 @@ SELECT pg_catalog.pg_extension_config_dump('bf_registry_version', '');
 ALTER TABLE bf_registry ADD COLUMN version bigint
 	DEFAULT pg_catalog.nextval('bf_registry_version'::pg_catalog.regclass);
 
+-- Which parts of a trigger-method filter each write changed, so that a
+-- client holding a copy fetches only those (bf_tracked_changes): the
+-- version from which the stamps are complete, then one little-endian
+-- int64 per 8 KiB of the filter's value, the version of the write that
+-- last changed it (0: this row version's write).  NULL after a write of a
+-- whole new value.  Dumped with the row; consistent with its filter.
+ALTER TABLE bf_registry ADD COLUMN changes bytea;
+
+-- The changes of a tracked column's filter since a position, as a patch
+-- of the bytes of bf_tracked_filter (docs/FORMAT.md, "Change sets").  For
+-- a column tracked by an index the positions are WAL positions, as for
+-- bf_index_changes; for the trigger method, versions of the registry
+-- row.  Not STRICT: since NULL asks for the whole value (a NULL tbl or col
+-- gives no row).  VOLATILE: it reads the current WAL position.  PARALLEL
+-- RESTRICTED like the other lookups.
+CREATE FUNCTION bf_tracked_changes(tbl regclass, col name, since pg_lsn DEFAULT NULL)
+	RETURNS TABLE (next_lsn pg_lsn, full_refresh bool, patch bytea)
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE CALLED ON NULL INPUT
+	PARALLEL RESTRICTED ROWS 1;
+COMMENT ON FUNCTION bf_tracked_changes(regclass, name, pg_lsn) IS
+	'the byte ranges of bf_tracked_filter(tbl, col) that may have changed since a position (all of it when since is NULL or cannot be answered from), and the position to pass next time';
+
 -- bf_track_sync() and bf_sync_into() stay executable by PUBLIC: CREATE
 -- TRIGGER needs EXECUTE on the function, also when a table's owner
 -- restores a dump.  Each checks in C where it may act (the sync trigger

@@ -169,6 +169,10 @@ extern Relation bf_index_open_checked(Oid indexoid, BfIndexState *st,
 extern void bf_index_value_header(const BfIndexMeta *meta, uint64 ones,
 								  uint8 *dst);
 
+/* bf_changes.c */
+extern Datum bf_index_changes_of(FunctionCallInfo fcinfo, Oid indexoid,
+								 bool since_null, XLogRecPtr since);
+
 /*
  * A caller's state for repeated lookups (bf_index_might_contain_cached):
  * zero it once; keep it, and the memory context given, across calls.

@@ -31,6 +31,7 @@
  *-------------------------------------------------------------------------
  */
 #include "bf_am.h"
+#include "bf_patch.h"
 
 #include "access/relation.h"
 #include "access/xlog.h"
@@ -40,75 +41,6 @@
 #include "storage/bufmgr.h"
 #include "utils/builtins.h"
 #include "utils/pg_lsn.h"
-
-#define BF_PATCH_MAGIC		"BLMP"
-#define BF_PATCH_VERSION	1
-#define BF_PATCH_FULL		0x01
-#define BF_PATCH_HEADER		24
-#define BF_RUN_HEADER		16
-
-/* a patch being written: its bytes, and the run last opened */
-typedef struct BfPatch
-{
-	uint8	   *data;
-	Size		len;
-	Size		cap;
-	uint32		nruns;
-	Size		run_at;			/* where the last run's header is in data */
-	uint64		run_end;		/* value offset where the last run ends */
-} BfPatch;
-
-static void
-bf_put_le(uint8 *dst, uint64 v, int nbytes)
-{
-	for (int i = 0; i < nbytes; i++)
-		dst[i] = (uint8) (v >> (8 * i));
-}
-
-static uint8 *
-bf_patch_reserve(BfPatch *pb, Size n)
-{
-	uint8	   *p;
-
-	if (pb->len + n > pb->cap)
-	{
-		Size		cap = Max(pb->cap * 2, pb->len + n);
-
-		pb->data = repalloc_huge(pb->data, cap);
-		pb->cap = cap;
-	}
-	p = pb->data + pb->len;
-	pb->len += n;
-	return p;
-}
-
-/* append n bytes at value offset off, extending the last run if adjacent */
-static void
-bf_patch_range(BfPatch *pb, uint64 off, const uint8 *src, uint32 n)
-{
-	if (pb->nruns > 0 && off == pb->run_end)
-	{
-		uint8	   *hdr = pb->data + pb->run_at;
-		uint64		start = 0;
-
-		for (int i = 7; i >= 0; i--)
-			start = (start << 8) | hdr[i];
-		bf_put_le(pb->data + pb->run_at + 8, off + n - start, 4);
-	}
-	else
-	{
-		uint8	   *hdr;
-
-		pb->run_at = pb->len;
-		hdr = bf_patch_reserve(pb, BF_RUN_HEADER);
-		bf_put_le(hdr, off, 8);
-		bf_put_le(hdr + 8, n, 4);
-		bf_put_le(hdr + 12, 0, 4);
-		pb->nruns++;
-	}
-	memcpy(bf_patch_reserve(pb, n), src, n);
-	pb->run_end = off + n;
-}
 
 /* the WAL position every later change of a page will be above */
 static XLogRecPtr
@@ -142,14 +74,9 @@ bf_index_patch(Relation index, const BfIndexState *st, bool full, XLogRecPtr sin
 	uint64		npages = bf_data_pages(&st->meta);
 	uint64		total = BLOOM_HEADER_SIZE + st->meta.nblocks * BLOOM_BLOCK_BYTES;
 	uint64		ones = 0;
-	uint8		header[BLOOM_HEADER_SIZE] = {0};
-	BfPatch		pb = {0};
+	BfPatch		pb;
 
-	pb.cap = VARHDRSZ + BF_PATCH_HEADER + BF_RUN_HEADER + BLOOM_HEADER_SIZE + BLCKSZ;
-	pb.data = palloc(pb.cap);
-	pb.len = VARHDRSZ + BF_PATCH_HEADER;
-
-	bf_patch_range(&pb, 0, header, BLOOM_HEADER_SIZE);
+	bf_patch_begin(&pb, BLOOM_HEADER_SIZE);
 	for (uint64 p = 0; p < npages; p++)
 	{
 		uint64		first = p * BF_BLOCKS_PER_PAGE;
@@ -172,25 +99,36 @@ bf_index_patch(Relation index, const BfIndexState *st, bool full, XLogRecPtr sin
 	}
 	FreeAccessStrategy(strategy);
 
-	if (pb.nruns == 1 && pb.run_end == BLOOM_HEADER_SIZE && !full)
-	{
-		/* nothing changed: no runs, not even the header */
-		pb.len = VARHDRSZ + BF_PATCH_HEADER;
-		pb.nruns = 0;
-	}
-	else
-		bf_index_value_header(&st->meta, ones,
-							  pb.data + VARHDRSZ + BF_PATCH_HEADER + BF_RUN_HEADER);
+	/* the header follows the bits: it changed only if a page did */
+	bf_index_value_header(&st->meta, ones, bf_patch_head(&pb));
+	return bf_patch_finish(&pb, full, false, total);
+}
 
-	memcpy(pb.data + VARHDRSZ, BF_PATCH_MAGIC, 4);
-	bf_put_le(pb.data + VARHDRSZ + 4, BF_PATCH_VERSION, 2);
-	pb.data[VARHDRSZ + 6] = full ? BF_PATCH_FULL : 0;
-	pb.data[VARHDRSZ + 7] = 0;
-	bf_put_le(pb.data + VARHDRSZ + 8, total, 8);
-	bf_put_le(pb.data + VARHDRSZ + 16, pb.nruns, 4);
-	bf_put_le(pb.data + VARHDRSZ + 20, 0, 4);
-	SET_VARSIZE(pb.data, pb.len);
-	return (bytea *) pb.data;
+/*
+ * The row of bf_index_changes(indexoid, since) (since_null: since is
+ * NULL), put into fcinfo's materialized result.  Also answers
+ * bf_tracked_changes for a column tracked by an index.
+ */
+Datum
+bf_index_changes_of(FunctionCallInfo fcinfo, Oid indexoid, bool since_null,
+					XLogRecPtr since)
+{
+	BfIndexState st;
+	Relation	index;
+	XLogRecPtr	next;
+	XLogRecPtr	metalsn;
+	bool		full;
+	bytea	   *patch;
+
+	index = bf_index_open_checked(indexoid, &st, "bf_index_changes");
+	/* read before any page: see the file's header comment */
+	next = bf_wal_position();
+	metalsn = bf_metapage_lsn(index);
+	full = since_null || !RelationNeedsWAL(index) || since > next ||
+		XLogRecPtrIsInvalid(metalsn) || metalsn > since;
+	patch = bf_index_patch(index, &st, full, since);
+	index_close(index, NoLock);
+	return bf_changes_result(fcinfo, next, full, patch);
 }
 
 PG_FUNCTION_INFO_V1(bf_index_changes);
@@ -202,34 +140,10 @@ PG_FUNCTION_INFO_V1(bf_index_changes);
 Datum
 bf_index_changes(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	BfIndexState st;
-	Relation	index;
-	XLogRecPtr	since = PG_ARGISNULL(1) ? InvalidXLogRecPtr : PG_GETARG_LSN(1);
-	XLogRecPtr	next;
-	XLogRecPtr	metalsn;
-	bool		full;
-	bytea	   *patch;
-	Datum		values[3];
-	bool		nulls[3] = {false};
-
 	InitMaterializedSRF(fcinfo, 0);
 	/* not STRICT for since; a NULL index gives no row, as STRICT would */
 	if (PG_ARGISNULL(0))
 		return (Datum) 0;
-
-	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_changes");
-	/* read before any page: see the file's header comment */
-	next = bf_wal_position();
-	metalsn = bf_metapage_lsn(index);
-	full = PG_ARGISNULL(1) || !RelationNeedsWAL(index) || since > next ||
-		XLogRecPtrIsInvalid(metalsn) || metalsn > since;
-	patch = bf_index_patch(index, &st, full, since);
-	index_close(index, NoLock);
-
-	values[0] = LSNGetDatum(next);
-	values[1] = BoolGetDatum(full);
-	values[2] = PointerGetDatum(patch);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	return (Datum) 0;
+	return bf_index_changes_of(fcinfo, PG_GETARG_OID(0), PG_ARGISNULL(1),
+							   PG_ARGISNULL(1) ? InvalidXLogRecPtr : PG_GETARG_LSN(1));
 }

@@ -475,6 +475,7 @@ bf_adder_init(BfAdder *a, BfFilter *f, BfTypeInfo *ti)
 	a->ti = ti;
 	a->n = 0;
 	a->checked = false;
+	a->touched = NULL;
 }
 
 static void
@@ -487,7 +488,12 @@ adder_flush(BfAdder *a)
 
 	for (int i = 0; i < a->n; i++)
 		if (bloom_set_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, a->hashes[i]))
+		{
 			BLOOM_COUNT_INSERT(&f->hdr);
+			if (a->touched)
+				a->touched[(BLOOM_HEADER_SIZE + BLOOM_BLOCK_BYTES *
+							bloom_block_of(a->hashes[i], f->hdr.nblocks)) / BF_CHANGE_CHUNK] = true;
+		}
 	a->n = 0;
 }
 
@@ -497,14 +503,10 @@ bf_adder_add(BfAdder *a, Datum value)
 	BfFilter   *f = a->f;
 	uint64		h;
 
-	/* a record's row type may vary per value: check and add one by one */
-	if (a->ti->family == BF_FAMILY_RECORD)
+	/* a record's row type may vary per value: check each one */
+	if (a->ti->family == BF_FAMILY_RECORD || !a->checked)
 	{
-		bf_add_value(f, a->ti, value);
-		return;
-	}
-	if (!a->checked)
-	{
+		prepare_value(a->ti, value);
 		bf_check_family(&f->hdr, BF_PAYLOAD(f->vl), a->ti, true);
 		a->checked = true;
 	}

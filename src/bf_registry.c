@@ -139,6 +139,7 @@ ext_build(Oid nsp, bool missing_ok)
 	e->att_stale = get_attnum(e->registry_relid, "stale");
 	e->att_created_index = get_attnum(e->registry_relid, "created_index");
 	e->att_version = get_attnum(e->registry_relid, "version");
+	e->att_changes = get_attnum(e->registry_relid, "changes");
 	ext_valid = true;
 	return true;
 }
@@ -169,6 +170,19 @@ bf_ext(Oid fn_oid, bool missing_ok)
 	if (ext_nfns < EXT_FNS)
 		ext_fns[ext_nfns++] = fn_oid;
 	return &ext_state;
+}
+
+/*
+ * The SET items that go with a write of a whole new filter value: a new
+ * version, and no stamps of which chunks changed (bf_track_changes.c).
+ * Empty while the registry is still that of 1.0.
+ */
+const char *
+bf_registry_new_value_sql(const BfExt *ext)
+{
+	if (ext->att_changes)
+		return ", version = DEFAULT, changes = NULL";
+	return ext->att_version ? ", version = DEFAULT" : "";
 }
 
 /* ---- SPI ---- */
@@ -406,6 +420,12 @@ bf_registry_fetch(const BfExt *ext, int64 id, Oid relid, const char *colname,
 			d = heap_getattr(tup, ext->att_version, desc, &isnull);
 			out->has_version = !isnull;
 			out->version = isnull ? 0 : DatumGetInt64(d);
+		}
+		if (ext->att_changes)
+		{
+			d = heap_getattr(tup, ext->att_changes, desc, &isnull);
+			out->changes_raw = isnull ? NULL :
+				(struct varlena *) DatumGetPointer(datumCopy(d, false, -1));
 		}
 		d = heap_getattr(tup, Anum_bf_registry_filter, desc, &isnull);
 		/* a TOAST pointer or a small in-line value: cheap to copy */

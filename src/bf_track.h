@@ -67,6 +67,7 @@ typedef struct BfExt
 	AttrNumber	att_stale;		/* text: why the filter is stale, or NULL */
 	AttrNumber	att_created_index;	/* name of the index bf_track made */
 	AttrNumber	att_version;	/* bigint: changes with every filter write */
+	AttrNumber	att_changes;	/* bytea: which chunks each write changed */
 } BfExt;
 
 extern const BfExt *bf_ext(Oid fn_oid, bool missing_ok);
@@ -86,6 +87,7 @@ typedef struct RegRow
 	bool		has_version;
 	int64		version;
 	struct varlena *filter_raw; /* as stored (maybe a TOAST pointer), or NULL */
+	struct varlena *changes_raw;	/* as stored, or NULL */
 } RegRow;
 
 extern void bf_not_tracked(Oid relid, const char *colname);
@@ -96,6 +98,7 @@ extern bool bf_registry_attnum(const BfExt *ext, int64 id, AttrNumber *attnum,
 extern BfFilter bf_registry_filter(RegRow *r);
 extern bool bf_registry_filter_cached(RegRow *r, BfFilter *f);
 extern void bf_registry_changed(const BfExt *ext);
+extern const char *bf_registry_new_value_sql(const BfExt *ext);
 
 /* lookups keep a cache that registry and catalog invalidations flush */
 extern void bf_lookup_invalidate(Oid relid);
@@ -127,6 +130,12 @@ extern uint64 bf_spi_ids(const char *sql, int nargs, Oid *types, Datum *values,
 extern void bf_registry_mark_stale(BfSpiContext *cx, int64 id, const char *why);
 extern void bf_registry_delete(BfSpiContext *cx, int64 id);
 extern char *bf_qualified_rel(Oid relid);
+
+/* bf_track_changes.c: a tracked filter's changes, per chunk of its value */
+extern bytea *bf_track_stamps(struct varlena *old, int64 version, Size value_len,
+							  const bool *touched);
+extern bytea *bf_track_patch(const struct varlena *f, struct varlena *changes,
+							 int64 version, bool since_null, uint64 since, bool *full);
 
 /* bf_track_objects.c */
 extern List *bf_tree_members(Oid relid);

@@ -272,7 +272,7 @@ rebuild_after_type_change(BfSpiContext *cx, RegRow *r)
 	values[0] = Int64GetDatum(r->id);
 	values[1] = PointerGetDatum(f.vl);
 	bf_spi_exec(psprintf("UPDATE %s SET filter = $2%s WHERE id = $1", cx->ext->registry,
-						 cx->ext->att_version ? ", version = DEFAULT" : ""),
+						 bf_registry_new_value_sql(cx->ext)),
 				2, types, values, SPI_OK_UPDATE);
 }
 
@@ -320,7 +320,7 @@ cover_new_partitions(BfSpiContext *cx, DdlCommand *cmd, RegRow *r)
 				values[1] = PointerGetDatum(f.vl);
 				bf_spi_exec(psprintf("UPDATE %s SET filter = $2%s WHERE id = $1",
 									 cx->ext->registry,
-									 cx->ext->att_version ? ", version = DEFAULT" : ""),
+									 bf_registry_new_value_sql(cx->ext)),
 							2, types, values, SPI_OK_UPDATE);
 			}
 		}

@@ -35,9 +35,11 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/pg_lsn.h"
 #include "utils/snapmgr.h"
 
 #include "bf_am.h"
+#include "bf_patch.h"
 #include "bf_relcheck.h"
 
 /* bf_index.c */
@@ -424,6 +426,18 @@ same_snapshot(LookupCall *c, bool store, MemoryContext mcxt)
 		memcmp(c->xip + s->xcnt, s->subxip, sizeof(TransactionId) * s->subxcnt) == 0;
 }
 
+static struct varlena *
+keep_varlena(MemoryContext mcxt, const struct varlena *v)
+{
+	struct varlena *copy;
+
+	if (v == NULL)
+		return NULL;
+	copy = MemoryContextAlloc(mcxt, VARSIZE_ANY(v));
+	memcpy(copy, v, VARSIZE_ANY(v));
+	return copy;
+}
+
 /* method 'trigger': the registry row the statement's snapshot sees */
 static RegRow *
 probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
@@ -455,11 +469,12 @@ probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
 	/* keep the probe for the rest of the statement */
 	if (c->row.filter_raw)
 		pfree(c->row.filter_raw);
+	if (c->row.changes_raw)
+		pfree(c->row.changes_raw);
 	c->row = fresh;
 	c->row.stale = NULL;
-	c->row.filter_raw = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
-										   VARSIZE_ANY(fresh.filter_raw));
-	memcpy(c->row.filter_raw, fresh.filter_raw, VARSIZE_ANY(fresh.filter_raw));
+	c->row.filter_raw = keep_varlena(fcinfo->flinfo->fn_mcxt, fresh.filter_raw);
+	c->row.changes_raw = keep_varlena(fcinfo->flinfo->fn_mcxt, fresh.changes_raw);
 	c->probe_generation = e->generation;
 	c->probe_valid = same_snapshot(c, true, fcinfo->flinfo->fn_mcxt);
 	return &c->row;
@@ -523,6 +538,44 @@ bf_tracked_filter(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(DirectFunctionCall1(bf_index_filter, ObjectIdGetDatum(e->index)));
 	r = probe_registry(fcinfo, ext, c, e);
 	PG_RETURN_POINTER(PG_DETOAST_DATUM_COPY(PointerGetDatum(r->filter_raw)));
+}
+
+PG_FUNCTION_INFO_V1(bf_tracked_changes);
+
+/*
+ * bf_tracked_changes(tbl, col, since) -> one row (next_lsn, full_refresh,
+ * patch) taking a copy of bf_tracked_filter(tbl, col) from since to now.
+ * For a column tracked by an index, that of bf_index_changes; for the
+ * trigger method, positions are the registry row's versions
+ * (bf_track_changes.c).  Rights as for bf_tracked_filter.
+ */
+Datum
+bf_tracked_changes(PG_FUNCTION_ARGS)
+{
+	const BfExt *ext;
+	LookupCall *c;
+	TrackEntry *e;
+	RegRow	   *r;
+	bool		since_null = PG_ARGISNULL(2);
+	uint64		since = since_null ? 0 : PG_GETARG_LSN(2);
+	BfFilter	f;
+	bytea	   *patch;
+	bool		full;
+
+	InitMaterializedSRF(fcinfo, 0);
+	/* not STRICT for since; a NULL tbl or col gives no row, as STRICT would */
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		return (Datum) 0;
+	ext = bf_ext(fcinfo->flinfo->fn_oid, false);
+	c = lookup_call(fcinfo);
+	e = lookup_entry(fcinfo, ext, c);
+	if (e->use_index)
+		return bf_index_changes_of(fcinfo, e->index, since_null, (XLogRecPtr) since);
+	r = probe_registry(fcinfo, ext, c, e);
+	f = bf_registry_filter(r);
+	patch = bf_track_patch(f.vl, r->changes_raw, r->has_version ? r->version : 0,
+						   since_null, since, &full);
+	return bf_changes_result(fcinfo, r->has_version ? (uint64) r->version : 0, full, patch);
 }
 
 /* ---- helpers of the bf_tracked view ---- */

@@ -612,7 +612,7 @@ rebuild_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 						 "deleted_since_rebuild = 0%s%s WHERE id = $1",
 						 cx->ext->registry,
 						 cx->ext->att_stale ? ", stale = NULL" : "",
-						 cx->ext->att_version ? ", version = DEFAULT" : ""),
+						 bf_registry_new_value_sql(cx->ext)),
 				4, types, values, SPI_OK_UPDATE);
 }
 

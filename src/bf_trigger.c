@@ -92,6 +92,7 @@ transition_end(TransitionScan *scan)
  */
 static Oid	plans_registry = InvalidOid;
 static AttrNumber plans_version;
+static AttrNumber plans_changes;
 static SPIPlanPtr plan_lock;
 static SPIPlanPtr plan_update;
 static SPIPlanPtr plan_deleted;
@@ -110,10 +111,11 @@ keep(const char *sql, int nargs, Oid *types)
 static void
 prepare_plans(const BfExt *ext)
 {
-	Oid			types[2] = {INT8OID, InvalidOid};
+	Oid			types[3] = {INT8OID, InvalidOid, BYTEAOID};
 	const char *version = ext->att_version ? ", version = DEFAULT" : "";
 
-	if (plans_registry == ext->registry_relid && plans_version == ext->att_version)
+	if (plans_registry == ext->registry_relid && plans_version == ext->att_version &&
+		plans_changes == ext->att_changes)
 		return;
 	if (OidIsValid(plans_registry))
 	{
@@ -123,14 +125,27 @@ prepare_plans(const BfExt *ext)
 		SPI_freeplan(plan_truncate);
 		plans_registry = InvalidOid;
 	}
-	plan_lock = keep(psprintf("SELECT filter FROM %s WHERE id = $1 FOR UPDATE", ext->registry),
-					 1, types);
-	types[1] = ext->bftype;
-	plan_update = keep(psprintf("UPDATE %s SET filter = $2%s WHERE id = $1",
-								ext->registry, version),
-					   2, types);
+	if (ext->att_changes)
+	{
+		plan_lock = keep(psprintf("SELECT filter, version, changes FROM %s WHERE id = $1 FOR UPDATE",
+								  ext->registry),
+						 1, types);
+		types[1] = ext->bftype;
+		plan_update = keep(psprintf("UPDATE %s SET filter = $2, version = DEFAULT, changes = $3 "
+									"WHERE id = $1", ext->registry),
+						   3, types);
+	}
+	else
+	{
+		plan_lock = keep(psprintf("SELECT filter FROM %s WHERE id = $1 FOR UPDATE", ext->registry),
+						 1, types);
+		types[1] = ext->bftype;
+		plan_update = keep(psprintf("UPDATE %s SET filter = $2%s WHERE id = $1",
+									ext->registry, version),
+						   2, types);
+	}
 	plan_truncate = keep(psprintf("UPDATE %s SET filter = $2, deleted_since_rebuild = 0%s "
-								  "WHERE id = $1", ext->registry, version),
+								  "WHERE id = $1", ext->registry, bf_registry_new_value_sql(ext)),
 						 2, types);
 	types[1] = INT8OID;
 	plan_deleted = keep(psprintf("UPDATE %s SET deleted_since_rebuild = deleted_since_rebuild + $2 "
@@ -138,6 +153,7 @@ prepare_plans(const BfExt *ext)
 						2, types);
 	plans_registry = ext->registry_relid;
 	plans_version = ext->att_version;
+	plans_changes = ext->att_changes;
 }
 
 static void
@@ -208,10 +224,11 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	TransitionScan scan;
 	BfFilter	f;
 	BfAdder		adder;
-	Datum		values[2];
+	Datum		values[3];
 	bool		isnull;
 	bool		reader = may_read_column(r);
 	uint64		before;
+	bool	   *touched = NULL;
 
 	if (attnum == InvalidAttrNumber)
 		ereport(ERROR,
@@ -263,6 +280,9 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	f = bf_detoast_copy(values[1]);
 	before = f.hdr.inserted;
 	bf_adder_init(&adder, &f, &ti);
+	if (cx->ext->att_changes)
+		adder.touched = touched =
+			palloc0(sizeof(bool) * (VARSIZE_ANY_EXHDR(f.vl) / BF_CHANGE_CHUNK + 1));
 	transition_begin(&scan, ts, RelationGetDescr(rel));
 	while (transition_next(&scan))
 	{
@@ -276,6 +296,18 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	bf_adder_finish(&adder);
 	if (f.hdr.inserted != before || !reader)
 	{
+		if (touched)
+		{
+			bool		vnull;
+			Datum		version = SPI_getbinval(SPI_tuptable->vals[0],
+												SPI_tuptable->tupdesc, 2, &vnull);
+			Datum		changes = SPI_getbinval(SPI_tuptable->vals[0],
+												SPI_tuptable->tupdesc, 3, &isnull);
+
+			values[2] = PointerGetDatum(bf_track_stamps(isnull ? NULL : (struct varlena *) DatumGetPointer(changes),
+														vnull ? 0 : DatumGetInt64(version),
+														VARSIZE_ANY_EXHDR(f.vl), touched));
+		}
 		values[1] = PointerGetDatum(f.vl);
 		run_plan(plan_update, values, SPI_OK_UPDATE);
 	}

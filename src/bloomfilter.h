@@ -113,12 +113,15 @@ extern void bf_check_fpr(double fpr);
  * order the values came, so "inserted" counts as one-by-one adds would.
  */
 #define BF_ADDER_BATCH 32
+#define BF_CHANGE_CHUNK 8192	/* bytes of the value per touched flag */
 typedef struct BfAdder
 {
 	BfFilter   *f;
 	BfTypeInfo *ti;
 	int			n;
 	bool		checked;
+	bool	   *touched;		/* NULL, or one flag per BF_CHANGE_CHUNK bytes
+								 * of the value, set where a bit was set */
 	uint64		hashes[BF_ADDER_BATCH];
 } BfAdder;
 
