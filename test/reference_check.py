@@ -923,6 +923,54 @@ def check_conformance():
     for m in doc["nonportable_filters"]:
         pf = ref.parse(base64.b64decode(m["bytes"]))
         check(pf.nonportable, "conformance '%s' is non-portable" % m["name"])
+    check_conformance_windows(doc, types)
+
+
+def check_conformance_windows(doc, types):
+    """The windows of the conformance file: window_reference.py reads their
+    bytes and prints their text form, answers every probe at its time as
+    the file says, and rejects every malformed window; the server still
+    gives the answers."""
+    import base64
+    import window_reference as wref
+    psql("CREATE OR REPLACE FUNCTION conf_sqlstate(q text) RETURNS text LANGUAGE plpgsql AS "
+         "$$ BEGIN EXECUTE q; RETURN NULL; EXCEPTION WHEN OTHERS THEN RETURN SQLSTATE; END $$;")
+    for w in doc.get("windows", []):
+        lbl = "conformance window '%s'" % w["name"]
+        raw = base64.b64decode(w["bytes"])
+        try:
+            pw = wref.parse(raw)
+        except ValueError as e:
+            check(False, lbl + ": parse", str(e))
+            continue
+        check(pw.to_text() == w["text"], lbl + ": reference prints the text form")
+        bad = []
+        for p in w["probes"]:
+            fam, v = key_value(p["key"], types)
+            got = pw.contains_value(v, fam, int(p["at"]))
+            if got != p["expect"]:
+                bad.append((p["key"], p["at"], p["expect"], got))
+        check(not bad, lbl + ": %d probes" % len(w["probes"]),
+              "%d differ, first %s" % (len(bad), bad[:2]))
+        wl = "'\\x%s'::bytea::bloomwindow" % raw.hex()
+        arms = ["SELECT %d, bf_window_contains(%s, %s, timestamptz '2000-01-01 00:00:00+00' "
+                "+ %s * interval '1 microsecond')::int" % (n, wl, sql_key(p["key"]), p["at"])
+                for n, p in enumerate(w["probes"])]
+        got = dict((int(n), a) for n, a in q("\nUNION ALL\n".join(arms) + ";")) if arms else {}
+        diff = [i for i, p in enumerate(w["probes"]) if got.get(i) != ("1" if p["expect"] else "0")]
+        check(not diff, lbl + ": the server still gives the probes' answers",
+              "%d differ, first %s" % (len(diff), [w["probes"][i] for i in diff[:2]]))
+    for m in doc.get("malformed_windows", []):
+        try:
+            wref.parse(base64.b64decode(m["bytes"]))
+            rej = False
+        except ValueError:
+            rej = True
+        check(rej, "conformance malformed window '%s' rejected by window_reference.py" % m["name"])
+        (st,), = q("SELECT conf_sqlstate('SELECT ''\\x%s''::bytea::bloomwindow');"
+                   % base64.b64decode(m["bytes"]).hex())
+        check(st == m["sqlstate"], "conformance malformed window '%s': the server rejects it with %s"
+              % (m["name"], m["sqlstate"]), "got %s" % st)
 
 
 def pf_fpr(pf):

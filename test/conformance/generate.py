@@ -367,6 +367,7 @@ class Server:
             CREATE EXTENSION bloomfilter;
             CREATE TYPE conf_mood AS ENUM ('sad', 'ok', 'happy', 'ünïcødé ☃', '');
             CREATE TEMP TABLE conf_filters (name text PRIMARY KEY, f bloomfilter);
+            CREATE TEMP TABLE conf_windows (w bloomwindow);
             CREATE FUNCTION conf_sqlstate(q text) RETURNS text LANGUAGE plpgsql AS $$
             BEGIN EXECUTE q; RETURN NULL;
             EXCEPTION WHEN OTHERS THEN RETURN SQLSTATE; END $$;
@@ -812,6 +813,117 @@ def gen_malformed_text(srv):
 
 
 # ---------------------------------------------------------------------------
+# sliding windows (docs/FORMAT.md §7): values built by adds at given times,
+# and the server's answer for keys asked at times around their slices.
+# Times in the file are microseconds since 2000-01-01 00:00:00 UTC, as
+# decimal strings (§7.2).
+
+T0 = "'2026-01-05 00:00:00+00'::timestamptz"
+US = "(extract(epoch FROM %s) * 1000000)::numeric(30, 0) - 946684800000000"
+
+# name, create, adds: [(key SQL, time offset SQL)], probe keys, probe times
+WINDOWS = [
+    ("4 hours in 4 slices, int8 keys, spread over the window",
+     "bf_window_create('4 hours', 1000, 0.01, 4, 7)",
+     [("%d::int8" % k, "'%d minutes'" % (k * 7)) for k in range(1, 41)],
+     ["%d::int8" % k for k in (1, 2, 9, 17, 25, 33, 40, 41, 1000, -5)],
+     ["'0 minutes'", "'10 minutes'", "'4 hours'", "'4 hours 7 minutes'",
+      "'5 hours'", "'5 hours 10 minutes'", "'7 hours'", "'8 hours 40 minutes'",
+      "'-1 hour'", "'30 days'"]),
+    ("7 days in 7 slices, text keys, an idle gap and an ignored add",
+     "bf_window_create('7 days', 500, 0.02, 7)",
+     [("'seen-%d'::text" % k, "'%d hours'" % (k * 5)) for k in range(1, 21)]
+     + [("'late'::text", "'100 days'"), ("'too-old'::text", "'1 day'")],
+     ["'seen-%d'::text" % k for k in (1, 10, 20)] + ["'late'::text", "'too-old'::text", "'never'::text"],
+     ["'1 day'", "'4 days'", "'8 days'", "'99 days'", "'100 days'", "'106 days 23 hours'",
+      "'107 days'", "'108 days'"]),
+    ("30 days in 6 slices, user x attribute keys",
+     "bf_window_create('30 days', 2000, 0.01, 6, -3)",
+     [("ROW(%d::int8, 'attr-%d'::text)" % (u, a), "'%d days'" % (u + a))
+      for u in range(1, 6) for a in range(1, 4)],
+     ["ROW(%d::int8, 'attr-%d'::text)" % (u, a) for u in (1, 3, 5, 9) for a in (1, 3, 4)],
+     ["'2 days'", "'9 days'", "'33 days'", "'40 days'", "'45 days'"]),
+    ("1 minute in 1 slice, times before 2000",
+     "bf_window_create('1 minute', 100, 0.05, 1)",
+     [("%d::int4" % k, "'-9000 days %d seconds'" % (k * 3)) for k in range(1, 11)],
+     ["%d::int8" % k for k in (1, 5, 10, 11)],
+     ["'-9000 days'", "'-9000 days 30 seconds'", "'-9000 days 59 seconds'",
+      "'-9000 days 60 seconds'", "'-9000 days 119 seconds'", "'-9000 days 120 seconds'"]),
+    ("empty window", "bf_window_create('1 hour', 100)", [],
+     ["1::int8", "'x'::text"], ["'0 seconds'", "'1 hour'"]),
+]
+
+
+def gen_windows(srv):
+    out = []
+    for name, create, adds, keys, times in WINDOWS:
+        w = create
+        for key, off in adds:
+            w = "bf_window_add(%s, %s, %s + interval %s)" % (w, key, T0, off)
+        srv.conn.execute("DELETE FROM conf_windows")
+        srv.conn.execute("INSERT INTO conf_windows SELECT %s" % w)
+        b, text = srv.one("SELECT w::bytea, w::text FROM conf_windows")
+        back, = srv.one("SELECT %s::bloomwindow::bytea" % quote(text))
+        if back != b:
+            raise SystemExit("generate: the server cannot read back the text form of window '%s'"
+                             % name)
+        entry = {"name": name, "bytes": b64(b), "text": text, "probes": []}
+        record = keys[0].startswith("ROW(")
+        for key in keys:
+            for off in times:
+                at = "%s + interval %s" % (T0, off)
+                cols = key[4:-1] if record else key
+                types, rows = srv.raw(
+                    "SELECT %s, (%s)::text, bf_window_contains(w, %s, %s) FROM conf_windows"
+                    % (cols, US % at, key, at))
+                r = rows[0]
+                entry["probes"].append({"key": key_of(types[:-2], r[:-2], record),
+                                        "at": r[-2], "expect": r[-1] == "t"})
+        out.append(entry)
+    return out
+
+
+def gen_malformed_windows(srv):
+    good, = srv.one("SELECT bf_window_add(bf_window_create('1 hour', 100, 0.01, 2), 1::int8, %s)::bytea"
+                    % T0)
+    empty, = srv.one("SELECT bf_window_create('1 hour', 100, 0.01, 2)::bytea")
+    slot = 64 + 64 * struct.unpack_from("<Q", good, 64 + 24)[0]
+    cases = [
+        ("wrong magic", patch(good, 0, "<4s", b"BLMF")),
+        ("version 2", patch(good, 4, "<H", 2)),
+        ("0 slices", patch(good, 6, "<H", 0)),
+        ("1025 slices", patch(good, 6, "<H", 1025)),
+        ("slices disagree with the length", patch(good, 6, "<H", 3)),
+        ("slice width 0", patch(good, 8, "<q", 0)),
+        ("slice width -1", patch(good, 8, "<q", -1)),
+        ("ignored 2^63", patch(good, 24, "<Q", 1 << 63)),
+        ("capacity 0", patch(good, 32, "<q", 0)),
+        ("fpr 0", patch(good, 40, "<d", 0.0)),
+        ("fpr 1", patch(good, 40, "<d", 1.0)),
+        ("fpr NaN", patch(good, 40, "<d", float("nan"))),
+        ("reserved byte 48", patch(good, 48, "<B", 1)),
+        ("reserved byte 63", patch(good, 63, "<B", 1)),
+        ("newest beyond timestamptz", patch(good, 16, "<q", (1 << 62))),
+        ("newest set in an empty window", patch(empty, 16, "<q", 0)),
+        ("ignored in an empty window", patch(empty, 24, "<Q", 1)),
+        ("a slot with another seed", patch(good, 64 + slot + 16, "<q", 99)),
+        ("a slot with another nhashes", patch(good, 64 + slot + 10, "<H", 3)),
+        ("slot 0 with another capacity", patch(good, 64 + 40, "<q", 101)),
+        ("a slot with bad magic", patch(good, 64 + slot, "<4s", b"BLMW")),
+        ("truncated by one byte", good[:-1]),
+        ("one byte too many", good + b"\0"),
+        ("header only", good[:64]),
+    ]
+    out = []
+    for name, data in cases:
+        st = srv.sqlstate("SELECT '\\x%s'::bytea::bloomwindow" % data.hex())
+        if st is None:
+            raise SystemExit("generate: the server accepts the malformed window '%s'" % name)
+        out.append({"name": name, "bytes": b64(data), "sqlstate": st})
+    return out
+
+
+# ---------------------------------------------------------------------------
 # output: one entry per line, so that a diff of the file is readable
 
 def dump(doc, path):
@@ -822,7 +934,7 @@ def dump(doc, path):
     items = list(doc.items())
     for n, (k, v) in enumerate(items):
         comma = "," if n + 1 < len(items) else ""
-        if isinstance(v, list) and k == "filters":
+        if isinstance(v, list) and k in ("filters", "windows"):
             lines.append('  "%s": [' % k)
             for i, f in enumerate(v):
                 lines.append("    {")
@@ -876,6 +988,8 @@ def main(argv):
             "nonportable_filters": gen_nonportable(srv),
             "malformed_bytes": gen_malformed_bytes(srv),
             "malformed_text": gen_malformed_text(srv),
+            "windows": gen_windows(srv),
+            "malformed_windows": gen_malformed_windows(srv),
         }
         # the family of every type name that occurs in a key
         for typ in sorted({k["key"]["type"] for k in doc["hashes"]} - {"record"}):
