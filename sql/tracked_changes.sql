@@ -141,6 +141,22 @@ SELECT (SELECT next_lsn FROM bf_tracked_changes('tcc', 'k')) > lsn AS new_versio
 SELECT tcc_refresh('tcc', 'k');
 SELECT full_refresh, runs, same FROM tcc_check('tcc', 'k');
 
+-- a stale filter (a sync trigger disabled) is refused, as by
+-- bf_tracked_filter, until bf_rebuild
+SET client_min_messages = error;
+DO $$ BEGIN
+	EXECUTE format('ALTER TABLE tcc DISABLE TRIGGER %I',
+				   (SELECT tgname FROM pg_trigger
+					WHERE tgrelid = 'tcc'::regclass AND tgname LIKE 'bf_sync_%_ins'));
+END $$;
+RESET client_min_messages;
+\set VERBOSITY sqlstate
+SELECT full_refresh FROM bf_tracked_changes('tcc', 'k', (SELECT lsn FROM tcc_client));
+\set VERBOSITY default
+SELECT bf_rebuild('tcc', 'k');
+SELECT tcc_refresh('tcc', 'k');
+SELECT full_refresh, same FROM tcc_check('tcc', 'k');
+
 SELECT bf_untrack('tcc', 'k');
 SELECT bf_untrack('tcc_i', 'k');
 DROP TABLE tcc, tcc_i, tcc_client;
