@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from pgbloomfilter import (BloomFilter, BloomFilterError, FamilyMismatchError,
+from pgbloomfilter import (BloomFilter, BloomFilterError, BloomWindow, FamilyMismatchError,
                            FormatError, IncompatibleFiltersError, NonPortableError)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,6 +22,7 @@ PATH = os.environ.get("BF_CONFORMANCE") or os.path.join(
 with open(PATH, encoding="utf-8") as fh:
     DOC = json.load(fh)
 TYPES = DOC["types"]
+EPOCH = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
 
 
 def typed(key):
@@ -187,3 +188,30 @@ def test_malformed_text(entry):
         BloomFilter.from_text(entry["text"])
     if entry["sqlstate"] == "22P02":
         assert e.value.sqlstate in ("22P02", "0A000")
+
+
+WINDOWS = DOC["windows"]
+
+
+@pytest.mark.parametrize("entry", WINDOWS, ids=[w["name"] for w in WINDOWS])
+def test_window(entry):
+    raw = base64.b64decode(entry["bytes"])
+    w = BloomWindow(raw)
+    t = BloomWindow.from_text(entry["text"])
+    assert w.to_bytes() == raw and t.to_bytes() == raw
+    assert w.to_text() == entry["text"]
+    for p in entry["probes"]:
+        at = int(p["at"])
+        for value, typ in both(p["key"]):
+            assert w.contains(value, at, typ) is p["expect"], (p, value, typ)
+        # the same instant as a datetime (exact: microseconds)
+        dt = EPOCH + datetime.timedelta(microseconds=at)
+        value, typ = typed(p["key"])
+        assert w.contains(value, dt, typ) is p["expect"], (p, dt)
+
+
+@pytest.mark.parametrize("entry", DOC["malformed_windows"],
+                         ids=[m["name"] for m in DOC["malformed_windows"]])
+def test_malformed_window(entry):
+    with pytest.raises(FormatError):
+        BloomWindow(base64.b64decode(entry["bytes"]))

@@ -6,11 +6,16 @@ extension and answer lookups locally, exactly as the server would.
     f = BloomFilter.from_text(text)      # f::text
     42 in f; f.contains("x"); f.contains(("user-1", "color"))
 
+    from pgbloomfilter import BloomWindow
+    w = BloomWindow(raw_bytes)           # a bloomwindow (sliding window)
+    w.contains(("user-1", "color"), datetime.now(timezone.utc))
+
 See README.md for the API, the psycopg integration (pgbloomfilter.adapt)
 and the refresher (pgbloomfilter.refresh).
 """
 
 from ._filter import BloomFilter, FilterInfo
+from ._window import BloomWindow, WindowInfo, WindowSlice
 from ._keys import numeric_text
 from .errors import (BloomFilterError, FamilyMismatchError, FormatError,
                      IncompatibleFiltersError, NonPortableError, PatchError,
@@ -22,7 +27,8 @@ from .refresh import (Changes, ChangeSource, NotReadyError, PostgresSource,
 __version__ = "1.1.0"
 
 __all__ = [
-    "BloomFilter", "FilterInfo", "numeric_text", "apply_patch",
+    "BloomFilter", "FilterInfo", "BloomWindow", "WindowInfo", "WindowSlice",
+    "numeric_text", "apply_patch",
     "BloomFilterError", "FamilyMismatchError", "FormatError", "TextFormatError",
     "IncompatibleFiltersError", "NonPortableError", "PatchError", "NotReadyError",
     "Changes", "ChangeSource", "PostgresSource", "Refresher", "RefreshStatus",

@@ -196,6 +196,12 @@ class BloomFilter:
             h = self._hash(value, type)
             if self._family == F.NONE:
                 return False
+        return self._test_hash(h)
+
+    __contains__ = contains
+
+    def _test_hash(self, h: int) -> bool:
+        """FORMAT.md §2: are the k bits of hash h set?"""
         buf = self._buf
         o = 64 + ((((h >> 32) * self._nblocks) >> 32) << 6)
         left = self._k
@@ -213,22 +219,29 @@ class BloomFilter:
                 return True
         return True  # pragma: no cover  (k <= 64 = 10 groups)
 
-    __contains__ = contains
-
     def add(self, value: Any, type: TypeSpec = None) -> bool:
         """Add a value (as bf_add); True if it turned on a bit.  An empty
         filter takes the family of its first value."""
         if self._family == F.NONE:
-            fam, det, _b = key_bytes(value, type, F.NONE, 0)
-            if fam == F.RECORD and F.OTHER in F.record_fields(det):
-                raise NonPortableError("a field of no portable family")
+            fam, det = self._family_of(value, type)
             h = self._hash(value, type, check=False)
-            self._buf[8] = fam
-            struct.pack_into("<I", self._buf, 12, det)
-            self._family, self._detail = fam, det
+            self._adopt(fam, det)
         else:
             h = self._hash(value, type)
         return self._add_hash(h)
+
+    def _family_of(self, value: Any, type: TypeSpec) -> tuple[int, int]:
+        """(family, detail) of a value about to be the first one added."""
+        fam, det, _b = key_bytes(value, type, F.NONE, 0)
+        if fam == F.RECORD and F.OTHER in F.record_fields(det):
+            raise NonPortableError("a field of no portable family")
+        return fam, det
+
+    def _adopt(self, fam: int, det: int) -> None:
+        """An empty filter takes the family of its first value."""
+        self._buf[8] = fam
+        struct.pack_into("<I", self._buf, 12, det)
+        self._family, self._detail = fam, det
 
     def _add_hash(self, h: int) -> bool:
         buf = self._buf
