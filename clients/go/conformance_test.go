@@ -48,6 +48,21 @@ type confFile struct {
 		Text     string `json:"text"`
 		SQLState string `json:"sqlstate"`
 	} `json:"malformed_text"`
+	Windows []struct {
+		Name   string `json:"name"`
+		Bytes  string `json:"bytes"`
+		Text   string `json:"text"`
+		Probes []struct {
+			Key    confKey `json:"key"`
+			At     string  `json:"at"`
+			Expect bool    `json:"expect"`
+		} `json:"probes"`
+	} `json:"windows"`
+	MalformedWindows []struct {
+		Name     string `json:"name"`
+		Bytes    string `json:"bytes"`
+		SQLState string `json:"sqlstate"`
+	} `json:"malformed_windows"`
 }
 
 func loadConformance(t testing.TB) *confFile {

@@ -43,13 +43,22 @@ func parseAny(b []byte) (*Filter, error) {
 	case bytes.HasPrefix(b, []byte(textPrefix)):
 		return ParseText(string(b))
 	case bytes.HasPrefix(b, []byte(`\x`)):
-		raw := make([]byte, hex.DecodedLen(len(b)-2))
-		if _, err := hex.Decode(raw, b[2:]); err != nil {
-			return nil, binaryError("bad bytea hex text: %v", err)
+		raw, err := decodeHexText(b)
+		if err != nil {
+			return nil, err
 		}
 		return parseOwned(raw)
 	}
 	return Parse(b)
+}
+
+// decodeHexText decodes bytea's hex text ("\x…").
+func decodeHexText(b []byte) ([]byte, error) {
+	raw := make([]byte, hex.DecodedLen(len(b)-2))
+	if _, err := hex.Decode(raw, b[2:]); err != nil {
+		return nil, binaryError("bad bytea hex text: %v", err)
+	}
+	return raw, nil
 }
 
 // Value implements driver.Valuer: the text form, which a bloomfilter
