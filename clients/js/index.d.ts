@@ -131,6 +131,56 @@ export declare class BloomFilter {
   toText(): string;
 }
 
+/** A time: a Date (millisecond precision), or microseconds since 2000-01-01 UTC (exact). */
+export type WindowTime = Date | bigint | number;
+
+/** Microseconds since 2000-01-01 00:00:00 UTC of a time. */
+export declare function micros(at: WindowTime): bigint;
+
+export interface WindowInfo {
+  slices: number;
+  sliceMicros: bigint;
+  windowMicros: bigint;
+  capacityPerWindow: bigint;
+  targetFpr: number;
+  /** Index of the newest slice stored; null while nothing was added. */
+  newestSlice: bigint | null;
+  ignored: bigint;
+  nbitsPerSlice: number;
+  nhashes: number;
+  seed: bigint;
+  family: string;
+  byteLength: number;
+}
+
+export interface WindowSlice {
+  startMicros: bigint;
+  endMicros: bigint;
+  /** The first time at which no lookup consults the slice. */
+  expiresMicros: bigint;
+  inserted: bigint;
+  filter: BloomFilter;
+}
+
+/** A sliding-window filter (`bloomwindow`, docs/FORMAT.md §7). */
+export declare class BloomWindow {
+  private constructor();
+  /** Parse `window::bytea` (or a binary result); the bytes are copied. */
+  static fromBytes(bytes: Uint8Array | ArrayBuffer | ArrayBufferView): BloomWindow;
+  /** Parse the text form `window::text`. */
+  static fromText(text: string): BloomWindow;
+  static from(input: string | Uint8Array | ArrayBuffer | ArrayBufferView): BloomWindow;
+  /** False if the value was definitely not added in the window that ends at `at`. */
+  contains(value: KeyValue, at: WindowTime): boolean;
+  /** Add a value at `at` (as bf_window_add); true if a bit changed. */
+  add(value: KeyValue, at: WindowTime): boolean;
+  info(): WindowInfo;
+  /** The slices stored, oldest first. */
+  slices(): WindowSlice[];
+  toBytes(): Uint8Array;
+  toText(): string;
+}
+
 /** A decoded change set (API contract §1). */
 export interface Patch {
   full: boolean;

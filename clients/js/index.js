@@ -3,6 +3,7 @@
 // bloomfilter PostgreSQL extension (docs/FORMAT.md) in Node.js.
 
 const { BloomFilter } = require('./lib/filter');
+const { BloomWindow, micros } = require('./lib/window');
 const { typed, Typed } = require('./lib/encode');
 const { bfHash } = require('./lib/hash');
 const { setXxh3 } = require('./lib/xxh3');
@@ -13,6 +14,8 @@ const pg = require('./lib/pg');
 
 module.exports = {
   BloomFilter,
+  BloomWindow,
+  micros,
   typed,
   Typed,
   bfHash,

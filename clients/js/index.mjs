@@ -2,7 +2,7 @@
 import cjs from './index.js';
 
 export const {
-  BloomFilter, typed, Typed, bfHash, setXxh3, BloomFilterError, NonPortableError,
+  BloomFilter, BloomWindow, micros, typed, Typed, bfHash, setXxh3, BloomFilterError, NonPortableError,
   PatchError, parsePatch, applyPatch, Refresher, bloomfilterOid, registerBloomfilterType,
   trackedSource, indexSource, version,
 } = cjs;

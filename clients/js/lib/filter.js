@@ -154,14 +154,19 @@ class BloomFilter {
     if (this._h.family === FAMILY.none) {
       const { family, fields, detail } = familyOf(value);
       const h = xxh3(canonicalBytes(family, fields, value), this._seed);
-      this._h.family = family;
-      this._h.detail = detail;
-      this._value[8] = family;
-      new DataView(this._value.buffer, this._value.byteOffset + 12, 4).setUint32(0, detail, true);
-      this._sync();
+      this._adopt(family, detail);
       return this._addHash(h);
     }
     return this._addHash(this._hashOf(value));
+  }
+
+  /** An empty filter takes the family of its first value. */
+  _adopt(family, detail) {
+    this._h.family = family;
+    this._h.detail = detail;
+    this._value[8] = family;
+    new DataView(this._value.buffer, this._value.byteOffset + 12, 4).setUint32(0, detail, true);
+    this._sync();
   }
 
   /** As add, for a hash already computed; the filter must have a family. */

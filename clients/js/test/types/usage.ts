@@ -1,7 +1,7 @@
 // Compiled (never run) by `npm run typecheck`: uses every declaration the
 // way the README does, so that index.d.ts stays in step with the code.
 import {
-  BloomFilter, typed, bfHash, setXxh3, BloomFilterError, NonPortableError, PatchError,
+  BloomFilter, BloomWindow, micros, typed, bfHash, setXxh3, BloomFilterError, NonPortableError, PatchError,
   parsePatch, applyPatch, Refresher, bloomfilterOid, registerBloomfilterType,
   trackedSource, indexSource, version, ChangeSource, Queryable, FilterInfo,
 } from '../../index';
@@ -51,3 +51,11 @@ async function main(): Promise<void> {
   log(n, s, fam, sat, copy, age, oid, version);
 }
 main();
+
+// sliding windows
+const win: BloomWindow = BloomWindow.fromText('bloomwindow:1 ...');
+const seenNow: boolean = win.contains(typed('int8', 42n), new Date());
+const seenAt: boolean = win.contains('x', micros(new Date()) - 1000n);
+const newest: bigint | null = win.info().newestSlice;
+const starts: bigint[] = win.slices().map((s) => s.startMicros);
+void seenNow; void seenAt; void newest; void starts;

@@ -7,7 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
-const { BloomFilter, NonPortableError, typed, bfHash } = require('../..');
+const { BloomFilter, BloomWindow, NonPortableError, typed, bfHash } = require('../..');
 const { SQL_TYPES } = require('../../lib/families');
 
 const FILE = path.join(__dirname, '../../../../test/conformance/conformance.json');
@@ -97,5 +97,25 @@ test('every malformed value is rejected', () => {
     assert.throws(() => BloomFilter.fromText(x.text),
       (err) => err.code === x.sqlstate || err instanceof NonPortableError,
       `text: ${x.name}`);
+  }
+});
+
+// sliding windows: bytes and text, every probe at its time, every malformed window
+for (const w of data.windows) {
+  test(`window ${w.name}`, () => {
+    const bytes = b64(w.bytes);
+    const wb = BloomWindow.fromBytes(bytes);
+    assert.deepStrictEqual(BloomWindow.fromText(w.text).toBytes(), bytes, 'text and bytes parse to the same value');
+    assert.deepStrictEqual(wb.toBytes(), bytes);
+    assert.strictEqual(wb.toText(), w.text, 'prints the server\'s text form');
+    for (const p of w.probes) {
+      assert.strictEqual(wb.contains(keyValue(p.key), BigInt(p.at)), p.expect, `${JSON.stringify(p.key)} at ${p.at}`);
+    }
+  });
+}
+
+test('malformed windows', () => {
+  for (const m of data.malformed_windows) {
+    assert.throws(() => BloomWindow.fromBytes(b64(m.bytes)), (err) => err.code === m.sqlstate, m.name);
   }
 });
