@@ -257,6 +257,8 @@ export interface TypeRegistry {
 export declare function bloomfilterOid(q: Queryable): Promise<number>;
 /** Parse bloomfilter columns into BloomFilter objects (text and binary results). */
 export declare function registerBloomfilterType(q: Queryable, types?: TypeRegistry): Promise<number>;
+/** As registerBloomfilterType, for bloomwindow columns (BloomWindow objects). */
+export declare function registerBloomwindowType(q: Queryable, types?: TypeRegistry): Promise<number>;
 /** Changes of a column tracked with bf_track. */
 export declare function trackedSource(q: Queryable, table: string, column: string): ChangeSource;
 /** Changes of a bloomfilter index. */

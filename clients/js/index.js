@@ -28,6 +28,7 @@ module.exports = {
   Refresher,
   bloomfilterOid: pg.bloomfilterOid,
   registerBloomfilterType: pg.registerBloomfilterType,
+  registerBloomwindowType: pg.registerBloomwindowType,
   trackedSource: pg.trackedSource,
   indexSource: pg.indexSource,
   version: '1.1.0',

@@ -3,7 +3,7 @@ import cjs from './index.js';
 
 export const {
   BloomFilter, BloomWindow, micros, typed, Typed, bfHash, setXxh3, BloomFilterError, NonPortableError,
-  PatchError, parsePatch, applyPatch, Refresher, bloomfilterOid, registerBloomfilterType,
+  PatchError, parsePatch, applyPatch, Refresher, bloomfilterOid, registerBloomfilterType, registerBloomwindowType,
   trackedSource, indexSource, version,
 } = cjs;
 export default cjs;

@@ -7,15 +7,17 @@
 // schema-qualified, so the session's search_path does not matter.
 
 const { BloomFilter } = require('./filter');
+const { BloomWindow } = require('./window');
 const { BloomFilterError } = require('./errors');
 
 const SCHEMA_SQL = 'SELECT pg_catalog.quote_ident(n.nspname) AS schema, t.oid::pg_catalog.int4 AS oid ' +
   'FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace ' +
-  'JOIN pg_catalog.pg_type t ON t.typnamespace = e.extnamespace AND t.typname = \'bloomfilter\' ' +
+  'JOIN pg_catalog.pg_type t ON t.typnamespace = e.extnamespace AND t.typname = $1 ' +
   'WHERE e.extname = \'bloomfilter\'';
 
-async function extension(q) {
-  const r = await q.query(SCHEMA_SQL);
+// the extension's schema and the OID of its type typname
+async function extension(q, typname = 'bloomfilter') {
+  const r = await q.query({ text: SCHEMA_SQL, values: [typname] });
   if (r.rows.length !== 1) {
     throw new BloomFilterError('extension "bloomfilter" is not installed in this database', '42704',
       'CREATE EXTENSION bloomfilter, or connect to the database that has it.');
@@ -44,10 +46,19 @@ function defaultTypes() {
  * own TypeOverrides.  Returns the type's OID.
  */
 async function registerBloomfilterType(q, types) {
+  return registerType(q, types, 'bloomfilter', BloomFilter);
+}
+
+/** As registerBloomfilterType, for bloomwindow columns (BloomWindow objects). */
+async function registerBloomwindowType(q, types) {
+  return registerType(q, types, 'bloomwindow', BloomWindow);
+}
+
+async function registerType(q, types, typname, cls) {
   const reg = types || defaultTypes();
-  const oid = await bloomfilterOid(q);
-  reg.setTypeParser(oid, 'text', (s) => BloomFilter.fromText(s));
-  reg.setTypeParser(oid, 'binary', (b) => BloomFilter.fromBytes(b));
+  const { oid } = await extension(q, typname);
+  reg.setTypeParser(oid, 'text', (s) => cls.fromText(s));
+  reg.setTypeParser(oid, 'binary', (b) => cls.fromBytes(b));
   return oid;
 }
 
@@ -111,4 +122,5 @@ function indexSource(q, index) {
     [index]);
 }
 
-module.exports = { bloomfilterOid, registerBloomfilterType, trackedSource, indexSource };
+module.exports = {
+  bloomfilterOid, registerBloomfilterType, registerBloomwindowType, trackedSource, indexSource };

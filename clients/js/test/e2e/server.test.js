@@ -9,7 +9,10 @@
 const test = require('node:test');
 const assert = require('node:assert');
 const pg = require('pg');
-const { BloomFilter, Refresher, typed, trackedSource, indexSource, registerBloomfilterType, bfHash } = require('../..');
+const {
+  BloomFilter, BloomWindow, Refresher, typed, trackedSource, indexSource, registerBloomfilterType,
+  registerBloomwindowType, bfHash,
+} = require('../..');
 
 const DB = 'bf_js_e2e';
 const N = 100000;
@@ -50,6 +53,20 @@ test('a tracked table: the driver\'s filter answers 100 000 probes as bf_might_c
   const bytea = BloomFilter.fromBytes((await pool.query("SELECT bf_tracked_filter('users', 'id')::bytea AS f")).rows[0].f);
   assert.ok(text instanceof BloomFilter);
   assert.deepStrictEqual(text.toBytes(), bytea.toBytes());
+
+  // a bloomwindow column through its type parser answers as bf_window_contains
+  await registerBloomwindowType(pool, types);
+  const wc = new pg.Client({ database: DB, types });
+  await wc.connect();
+  const wr = (await wc.query("SELECT w, bf_window_contains(w, 7::int8, t + interval '1 hour') AS hit, " +
+    "bf_window_contains(w, 7::int8, t + interval '3 hours') AS gone, t FROM (SELECT " +
+    "bf_window_add(bf_window_create('2 hours', 100, 0.01, 2), 7::int8, t) AS w, t " +
+    "FROM (SELECT timestamptz '2026-01-05 00:00:00+00' AS t) s) s")).rows[0];
+  await wc.end();
+  assert.ok(wr.w instanceof BloomWindow);
+  assert.strictEqual(wr.w.contains(7, new Date(wr.t.getTime() + 3600e3)), wr.hit);
+  assert.strictEqual(wr.w.contains(7, new Date(wr.t.getTime() + 3 * 3600e3)), wr.gone);
+  assert.deepStrictEqual([wr.hit, wr.gone], [true, false]);
   assert.strictEqual(bytea.family, 'integer');
 
   // half present, half absent, in a shuffled order

@@ -2,7 +2,7 @@
 // way the README does, so that index.d.ts stays in step with the code.
 import {
   BloomFilter, BloomWindow, micros, typed, bfHash, setXxh3, BloomFilterError, NonPortableError, PatchError,
-  parsePatch, applyPatch, Refresher, bloomfilterOid, registerBloomfilterType,
+  parsePatch, applyPatch, Refresher, bloomfilterOid, registerBloomfilterType, registerBloomwindowType,
   trackedSource, indexSource, version, ChangeSource, Queryable, FilterInfo,
 } from '../../index';
 import { hashWasmXxh3 } from '../../hash-wasm';
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
   r.stop();
   const oid: number = await bloomfilterOid(pool);
   await registerBloomfilterType(pool, { setTypeParser() {} });
+  await registerBloomwindowType(pool, { setTypeParser() {} });
   const x = await hashWasmXxh3();
   await x.prepare(5n);
   setXxh3(x);
