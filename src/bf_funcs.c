@@ -244,7 +244,6 @@ cache_forget(BfCallCache *cache)
 	cache->kind = BF_CACHE_NONE;
 }
 
-
 /* copy a detoasted filter to fn_mcxt with its bit array 64-byte aligned */
 static void
 cache_store(BfCallCache *cache, MemoryContext mcxt, struct varlena *vl)

@@ -132,6 +132,7 @@ extern void bf_registry_delete(BfSpiContext *cx, int64 id);
 extern char *bf_qualified_rel(Oid relid);
 
 /* bf_track_changes.c: a tracked filter's changes, per chunk of its value */
+extern bool *bf_track_touched(Size value_len);
 extern bytea *bf_track_stamps(struct varlena *old, int64 version, Size value_len,
 							  const bool *touched);
 extern bytea *bf_track_patch(const struct varlena *f, struct varlena *changes,

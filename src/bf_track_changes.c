@@ -77,6 +77,13 @@ read_stamps(struct varlena *changes, int64 version, Size value_len,
 	return true;
 }
 
+/* the flags an adder sets for a value of value_len bytes (BfAdder.touched) */
+bool *
+bf_track_touched(Size value_len)
+{
+	return palloc0(sizeof(bool) * chunks_of(value_len));
+}
+
 /*
  * The changes column after a sync trigger's write of a value of value_len
  * bytes: old (the row's changes, or NULL) and version as the trigger read

@@ -559,6 +559,7 @@ bf_tracked_changes(PG_FUNCTION_ARGS)
 	bool		since_null = PG_ARGISNULL(2);
 	uint64		since = since_null ? 0 : PG_GETARG_LSN(2);
 	BfFilter	f;
+	int64		version;
 	bytea	   *patch;
 	bool		full;
 
@@ -573,9 +574,9 @@ bf_tracked_changes(PG_FUNCTION_ARGS)
 		return bf_index_changes_of(fcinfo, e->index, since_null, (XLogRecPtr) since);
 	r = probe_registry(fcinfo, ext, c, e);
 	f = bf_registry_filter(r);
-	patch = bf_track_patch(f.vl, r->changes_raw, r->has_version ? r->version : 0,
-						   since_null, since, &full);
-	return bf_changes_result(fcinfo, r->has_version ? (uint64) r->version : 0, full, patch);
+	version = r->has_version ? r->version : 0;
+	patch = bf_track_patch(f.vl, r->changes_raw, version, since_null, since, &full);
+	return bf_changes_result(fcinfo, (uint64) version, full, patch);
 }
 
 /* ---- helpers of the bf_tracked view ---- */

@@ -112,7 +112,8 @@ static void
 prepare_plans(const BfExt *ext)
 {
 	Oid			types[3] = {INT8OID, InvalidOid, BYTEAOID};
-	const char *version = ext->att_version ? ", version = DEFAULT" : "";
+	/* with 1.1's registry, also what each write changed (bf_track_changes.c) */
+	bool		stamps = ext->att_changes != 0;
 
 	if (plans_registry == ext->registry_relid && plans_version == ext->att_version &&
 		plans_changes == ext->att_changes)
@@ -125,25 +126,16 @@ prepare_plans(const BfExt *ext)
 		SPI_freeplan(plan_truncate);
 		plans_registry = InvalidOid;
 	}
-	if (ext->att_changes)
-	{
-		plan_lock = keep(psprintf("SELECT filter, version, changes FROM %s WHERE id = $1 FOR UPDATE",
-								  ext->registry),
-						 1, types);
-		types[1] = ext->bftype;
-		plan_update = keep(psprintf("UPDATE %s SET filter = $2, version = DEFAULT, changes = $3 "
-									"WHERE id = $1", ext->registry),
-						   3, types);
-	}
-	else
-	{
-		plan_lock = keep(psprintf("SELECT filter FROM %s WHERE id = $1 FOR UPDATE", ext->registry),
-						 1, types);
-		types[1] = ext->bftype;
-		plan_update = keep(psprintf("UPDATE %s SET filter = $2%s WHERE id = $1",
-									ext->registry, version),
-						   2, types);
-	}
+	plan_lock = keep(psprintf("SELECT filter%s FROM %s WHERE id = $1 FOR UPDATE",
+							  stamps ? ", version, changes" : "", ext->registry),
+					 1, types);
+	types[1] = ext->bftype;
+	plan_update = keep(stamps ?
+					   psprintf("UPDATE %s SET filter = $2, version = DEFAULT, changes = $3 "
+								"WHERE id = $1", ext->registry) :
+					   psprintf("UPDATE %s SET filter = $2%s WHERE id = $1",
+								ext->registry, bf_registry_new_value_sql(ext)),
+					   stamps ? 3 : 2, types);
 	plan_truncate = keep(psprintf("UPDATE %s SET filter = $2, deleted_since_rebuild = 0%s "
 								  "WHERE id = $1", ext->registry, bf_registry_new_value_sql(ext)),
 						 2, types);
@@ -281,8 +273,7 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	before = f.hdr.inserted;
 	bf_adder_init(&adder, &f, &ti);
 	if (cx->ext->att_changes)
-		adder.touched = touched =
-			palloc0(sizeof(bool) * (VARSIZE_ANY_EXHDR(f.vl) / BF_CHANGE_CHUNK + 1));
+		adder.touched = touched = bf_track_touched(VARSIZE_ANY_EXHDR(f.vl));
 	transition_begin(&scan, ts, RelationGetDescr(rel));
 	while (transition_next(&scan))
 	{
