@@ -7,6 +7,7 @@ package bloomfilter
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -177,7 +178,11 @@ func ParseWindowText(s string) (*Window, error) {
 	}
 	w, err := ParseWindow(raw)
 	if err != nil {
-		return nil, textError("%s", strings.TrimPrefix(err.Error(), "bloomfilter: invalid value: "))
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			return nil, textError("%s", fe.Msg)
+		}
+		return nil, err
 	}
 	// one text per window: other spellings of the same numbers are refused
 	if w.String() != s {

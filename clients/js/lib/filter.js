@@ -299,4 +299,4 @@ class BloomFilter {
   }
 }
 
-module.exports = { BloomFilter, familyOf };
+module.exports = { BloomFilter, familyOf, toBytes };

@@ -4,7 +4,7 @@
 // or extended at a time.  Slice i covers [i·S, (i+1)·S) microseconds since
 // 2000-01-01 UTC and lives in slot i mod (N+1), a plain BloomFilter.
 
-const { BloomFilter, familyOf } = require('./filter');
+const { BloomFilter, familyOf, toBytes } = require('./filter');
 const { BloomFilterError, SQLSTATE } = require('./errors');
 const { HEADER_BYTES, BLOCK_BYTES, MAX_NBLOCKS, MAX_INSERTED } = require('./header');
 const { formatFpr } = require('./text');
@@ -44,11 +44,20 @@ function invalid(detail, code = SQLSTATE.INVALID_BINARY) {
   return new BloomFilterError('invalid bloomwindow value', code, detail);
 }
 
-function toBytes(b) {
-  if (b instanceof Uint8Array) return b;
-  if (b instanceof ArrayBuffer) return new Uint8Array(b);
-  if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-  throw new TypeError('expected a Uint8Array, Buffer or ArrayBuffer');
+/* the bytes of a window: its 64-byte header, then each slot's filter bytes */
+function windowBytes(n, s, newest, ignored, capacity, fpr, slots) {
+  const out = new Uint8Array(HEADER_BYTES + slots.reduce((a, x) => a + x.length, 0));
+  const dv = new DataView(out.buffer);
+  MAGIC.forEach((x, i) => { out[i] = x; });
+  dv.setUint16(4, 1, true);
+  dv.setUint16(6, n, true);
+  dv.setBigInt64(8, s, true);
+  dv.setBigInt64(16, newest, true);
+  dv.setBigUint64(24, ignored, true);
+  dv.setBigInt64(32, capacity, true);
+  dv.setFloat64(40, fpr, true);
+  slots.reduce((off, x) => { out.set(x, off); return off + x.length; }, HEADER_BYTES);
+  return out;
 }
 
 function sameBytes(a, b) {
@@ -122,21 +131,9 @@ class BloomWindow {
     const v = toks.slice(1).map((t) => t.slice(t.indexOf('=') + 1));
     let w;
     try {
-      const head = new Uint8Array(HEADER_BYTES);
-      const dv = new DataView(head.buffer);
-      MAGIC.forEach((x, i) => { head[i] = x; });
-      dv.setUint16(4, 1, true);
-      dv.setUint16(6, Number(v[0]), true);
-      dv.setBigInt64(8, BigInt(v[1]), true);
-      dv.setBigInt64(16, v[4] === 'none' ? NO_SLICE : BigInt(v[4]), true);
-      dv.setBigUint64(24, BigInt(v[5]), true);
-      dv.setBigInt64(32, BigInt(v[2]), true);
-      dv.setFloat64(40, Number(v[3]), true);
       const slots = parts.slice(1).map((t) => BloomFilter.fromText(t).toBytes());
-      const all = new Uint8Array(HEADER_BYTES + slots.reduce((a, x) => a + x.length, 0));
-      all.set(head, 0);
-      slots.reduce((off, x) => { all.set(x, off); return off + x.length; }, HEADER_BYTES);
-      w = BloomWindow.fromBytes(all);
+      w = BloomWindow.fromBytes(windowBytes(Number(v[0]), BigInt(v[1]), v[4] === 'none' ? NO_SLICE : BigInt(v[4]),
+        BigInt(v[5]), BigInt(v[2]), Number(v[3]), slots));
     } catch (e) {
       if (e instanceof BloomFilterError) throw invalid(e.detail || e.message, SQLSTATE.INVALID_TEXT);
       throw invalid(`A number of the text form is not valid: ${e.message}.`, SQLSTATE.INVALID_TEXT);
@@ -243,19 +240,8 @@ class BloomWindow {
 
   /** The bytes `window::bytea` gives. */
   toBytes() {
-    const parts = this._slots.map((f) => f.toBytes());
-    const out = new Uint8Array(HEADER_BYTES + parts.reduce((a, x) => a + x.length, 0));
-    const dv = new DataView(out.buffer);
-    MAGIC.forEach((x, i) => { out[i] = x; });
-    dv.setUint16(4, 1, true);
-    dv.setUint16(6, Number(this._n), true);
-    dv.setBigInt64(8, this._s, true);
-    dv.setBigInt64(16, this._newest, true);
-    dv.setBigUint64(24, this._ignored, true);
-    dv.setBigInt64(32, this._capacity, true);
-    dv.setFloat64(40, this._fpr, true);
-    parts.reduce((off, x) => { out.set(x, off); return off + x.length; }, HEADER_BYTES);
-    return out;
+    return windowBytes(Number(this._n), this._s, this._newest, this._ignored, this._capacity, this._fpr,
+      this._slots.map((f) => f.toBytes()));
   }
 
   /** The text form, as `window::text` prints it. */
