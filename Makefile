@@ -10,12 +10,12 @@ PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 OBJS_COMMON = src/bf_relcheck.o
 
 # the value type: the PostgreSQL-free core, hashing, I/O, functions, aggregates
-OBJS_VALUE = src/bloom_core.o src/bloom_text.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
+OBJS_VALUE = src/bloom_core.o src/bloom_text.o src/bf_text_fields.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
 	src/bf_cache.o src/bf_ops.o src/bf_agg.o
 
 # sliding-window and scalable filters
 OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
-	src/bf_window_ops.o src/bf_window_agg.o
+	src/bf_window_ops.o src/bf_window_agg.o src/bloom_grow.o src/bf_grow.o src/bf_grow_io.o
 
 # the index access method and the functions reading an index
 OBJS_INDEX = src/bf_am.o src/bf_meta.o src/bf_build.o src/bf_insert.o src/bf_pending.o \

@@ -219,6 +219,31 @@ COMMENT ON AGGREGATE bf_window_agg(anyelement, timestamptz, interval, bigint, fl
 
 -- (end of windows)
 
+-- A growing filter: a bloomfilter in the layered form of docs/FORMAT.md
+-- section 9.  When its newest layer holds its capacity, bf_add appends a
+-- layer growth times larger with a tighter rate, so that the rate stays
+-- below fpr for any number of keys.  bf_add, bf_add_all, bf_contains and
+-- the other lookups, bf_clear, =, the text and binary forms and the
+-- introspection functions take either form; set algebra refuses it.
+CREATE FUNCTION bf_create_growing(capacity bigint, fpr float8 DEFAULT 0.01,
+								  growth int DEFAULT 2, seed bigint DEFAULT 0)
+	RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_create_growing(bigint, float8, int, bigint) IS
+	'empty growing filter: first layer sized for capacity keys, each later layer growth times larger, false-positive rate at most fpr for any number of keys';
+
+CREATE FUNCTION bf_layers(bloomfilter,
+						  OUT layer int, OUT nbits bigint, OUT nhashes int,
+						  OUT capacity bigint, OUT target_fpr float8,
+						  OUT inserted bigint, OUT bits_set bigint,
+						  OUT estimated_fpr float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
+COMMENT ON FUNCTION bf_layers(bloomfilter) IS
+	'the layers of a filter, oldest first (one row for a filter that does not grow): size, sizing, fill';
+
+-- (end of growing filters)
+
 -- ====================================================================
 -- Index access method
 -- ====================================================================

@@ -385,7 +385,7 @@ bf_filter_cache_get(struct varlena *raw)
 	 * hint bits).  Both see the value under the same snapshot.
 	 */
 	vl = detoast_attr(raw);
-	bf_read_header(vl, &hdr);
+	bf_read_any_header(vl, &hdr);
 	cf = MemoryContextAllocZero(cache_cxt, sizeof(BfCachedFilter));
 	cf->filter.vl = bf_copy_aligned(cache_cxt, vl, &cf->alloc);
 	cf->filter.hdr = hdr;

@@ -47,14 +47,47 @@ bf_report_error(BloomError err, int sqlstate)
 			 errdetail_internal("%s", bloom_error_message(err))));
 }
 
-/* validate the header of a detoasted filter */
+/* validate the header of a detoasted plain filter */
 void
 bf_read_header(struct varlena *vl, BloomHeader *hdr)
 {
 	BloomError	err = bloom_header_read(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl), hdr);
 
 	if (err != BLOOM_OK)
+	{
+		if (bloom_is_growing(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl)))
+			bf_grow_refuse();
 		bf_report_error(err, ERRCODE_DATA_CORRUPTED);
+	}
+}
+
+/*
+ * Validate a detoasted filter of either form.  A growing filter's hdr is
+ * its first layer's with family BF_FAMILY_GROWING.
+ */
+void
+bf_read_any_header(struct varlena *vl, BloomHeader *hdr)
+{
+	if (bloom_is_growing(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl)))
+	{
+		BloomGrowHeader gh;
+
+		bf_grow_read(vl, &gh, ERRCODE_DATA_CORRUPTED);
+		*hdr = gh.first;
+		hdr->family = BF_FAMILY_GROWING;
+		return;
+	}
+	bf_read_header(vl, hdr);
+}
+
+BfFilter
+bf_fetch_any(Datum d)
+{
+	BfFilter	f;
+
+	f.vl = PG_DETOAST_DATUM(d);
+	bf_read_any_header(f.vl, &f.hdr);
+	return f;
 }
 
 BfFilter
@@ -284,7 +317,7 @@ get_filter_slow(BfCallCache *cache, FunctionCallInfo fcinfo, struct varlena *raw
 			vl = detoast_attr(raw);
 			cache_store(cache, mcxt, vl);
 			pfree(vl);
-			bf_read_header(cache->filter.vl, &cache->filter.hdr);
+			bf_read_any_header(cache->filter.vl, &cache->filter.hdr);
 		}
 		cache->ext = ext;
 		cache->kind = BF_CACHE_EXTERNAL;
@@ -300,7 +333,7 @@ get_filter_slow(BfCallCache *cache, FunctionCallInfo fcinfo, struct varlena *raw
 		vl = detoast_attr(raw);
 		cache_store(cache, mcxt, vl);
 		pfree(vl);
-		bf_read_header(cache->filter.vl, &cache->filter.hdr);
+		bf_read_any_header(cache->filter.vl, &cache->filter.hdr);
 		if (cache->rawkey)
 			pfree(cache->rawkey);
 		cache->rawkey = MemoryContextAlloc(mcxt, rawsize);
@@ -318,7 +351,7 @@ get_filter_slow(BfCallCache *cache, FunctionCallInfo fcinfo, struct varlena *raw
 		if (!(cache->plain_ptr == raw && VARSIZE(raw) == cache->plain_size &&
 			  memcmp(VARDATA(raw), cache->plain_header, BLOOM_HEADER_SIZE) == 0))
 		{
-			cache->plain = bf_fetch(PointerGetDatum(raw));
+			cache->plain = bf_fetch_any(PointerGetDatum(raw));
 			cache->plain_ptr = raw;
 			cache->plain_size = VARSIZE(raw);
 			memcpy(cache->plain_header, VARDATA(raw), BLOOM_HEADER_SIZE);
@@ -327,7 +360,7 @@ get_filter_slow(BfCallCache *cache, FunctionCallInfo fcinfo, struct varlena *raw
 	}
 	/* a short header or an indirect pointer: small or rare, no caching */
 	cache->plain_ptr = NULL;
-	cache->plain = bf_fetch(PointerGetDatum(raw));
+	cache->plain = bf_fetch_any(PointerGetDatum(raw));
 	return &cache->plain;
 }
 
@@ -432,6 +465,8 @@ bf_clear(PG_FUNCTION_ARGS)
 	struct varlena *vl = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
 	BloomHeader hdr;
 
+	if (bloom_is_growing(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl)))
+		PG_RETURN_POINTER(bf_grow_clear(vl));
 	bf_read_header(vl, &hdr);
 	hdr.inserted = 0;
 	bloom_header_write(BF_PAYLOAD(vl), &hdr);
@@ -441,20 +476,13 @@ bf_clear(PG_FUNCTION_ARGS)
 
 /* ---- adding ---- */
 
-static inline void
-prepare_value(BfTypeInfo *ti, Datum value)
-{
-	if (ti->family == BF_FAMILY_RECORD)
-		bf_record_prepare(ti, value);
-}
-
 /* add one non-NULL value to a filter we own; counts changed inserts */
 void
 bf_add_value(BfFilter *f, BfTypeInfo *ti, Datum value)
 {
 	uint64		h;
 
-	prepare_value(ti, value);
+	bf_prepare_value(ti, value);
 	bf_check_family(&f->hdr, BF_PAYLOAD(f->vl), ti, true);
 	h = bf_hash_datum(ti, value, f->hdr.seed);
 	if (bloom_set_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, h))
@@ -505,7 +533,7 @@ bf_adder_add(BfAdder *a, Datum value)
 	/* a record's row type may vary per value: check each one */
 	if (a->ti->family == BF_FAMILY_RECORD || !a->checked)
 	{
-		prepare_value(a->ti, value);
+		bf_prepare_value(a->ti, value);
 		bf_check_family(&f->hdr, BF_PAYLOAD(f->vl), a->ti, true);
 		a->checked = true;
 	}
@@ -542,6 +570,14 @@ bf_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	ti = get_typeinfo(fcinfo, 1, false);
 	f.vl = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
+	if (bloom_is_growing(BF_PAYLOAD(f.vl), BF_PAYLOAD_LEN(f.vl)))
+	{
+		BfGrowAdder ga;
+
+		bf_grow_adder_init(&ga, f.vl, ti);
+		bf_grow_adder_add(&ga, PG_GETARG_DATUM(1));
+		PG_RETURN_POINTER(ga.vl);
+	}
 	bf_read_header(f.vl, &f.hdr);
 	bf_add_value(&f, ti, PG_GETARG_DATUM(1));
 	bf_store_inserted(&f);
@@ -578,11 +614,29 @@ bf_add_all(PG_FUNCTION_ARGS)
 	ti = get_typeinfo(fcinfo, 1, true);
 	arr = PG_GETARG_ANY_ARRAY_P(1);
 	f.vl = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
+	n = array_nitems(arr);
+	array_iter_setup(&it, arr);
+	if (bloom_is_growing(BF_PAYLOAD(f.vl), BF_PAYLOAD_LEN(f.vl)))
+	{
+		BfGrowAdder ga;
+
+		bf_grow_adder_init(&ga, f.vl, ti);
+		for (int i = 0; i < n; i++)
+		{
+			bool		isnull;
+			Datum		value = array_iter_next(&it, &isnull, i, ti->typlen,
+												ti->typbyval, ti->typalign);
+
+			if (!isnull)
+				bf_grow_adder_add(&ga, value);
+			else if ((i & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		PG_RETURN_POINTER(ga.vl);
+	}
 	bf_read_header(f.vl, &f.hdr);
 
 	bf_adder_init(&adder, &f, ti);
-	n = array_nitems(arr);
-	array_iter_setup(&it, arr);
 	for (int i = 0; i < n; i++)
 	{
 		bool		isnull;
@@ -600,18 +654,31 @@ bf_add_all(PG_FUNCTION_ARGS)
 
 /* ---- testing ---- */
 
+/*
+ * test_value when the filter's family is not the value's: an empty
+ * filter, a growing one, or a mismatch (an error, or a compatible family)
+ */
+static pg_noinline bool
+test_value_other(const BfFilter *f, BfTypeInfo *ti, Datum value)
+{
+	if (f->hdr.family == BF_FAMILY_NONE)
+		return false;			/* nothing was ever added */
+	if (f->hdr.family == BF_FAMILY_GROWING)
+		return bf_grow_test(f->vl, ti, value);
+	bf_check_family((BloomHeader *) &f->hdr, NULL, ti, false);
+	return bloom_test_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes,
+						   bf_hash_datum(ti, value, f->hdr.seed));
+}
+
 /* always inline: a call per probe would cost as much as the probe */
 static pg_attribute_always_inline bool
 test_value(const BfFilter *f, BfTypeInfo *ti, Datum value)
 {
 	uint64		h;
 
-	if (unlikely(f->hdr.family == BF_FAMILY_NONE))
-		return false;			/* nothing was ever added */
-	prepare_value(ti, value);
-	/* the full check (and its error) only when the family differs */
+	bf_prepare_value(ti, value);
 	if (unlikely(f->hdr.family != ti->family || f->hdr.detail != ti->detail))
-		bf_check_family((BloomHeader *) &f->hdr, NULL, ti, false);
+		return test_value_other(f, ti, value);
 	h = bf_hash_datum(ti, value, f->hdr.seed);
 	return bloom_test_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, h);
 }
@@ -694,6 +761,6 @@ bf_hash(PG_FUNCTION_ARGS)
 	BfTypeInfo *ti = get_typeinfo(fcinfo, 0, false);
 	Datum		value = PG_GETARG_DATUM(0);
 
-	prepare_value(ti, value);
+	bf_prepare_value(ti, value);
 	PG_RETURN_INT64((int64) bf_hash_datum(ti, value, PG_GETARG_INT64(1)));
 }

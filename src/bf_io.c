@@ -54,6 +54,8 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 	BloomText	t;
 	BloomError	err;
 
+	if (strncmp(str, BF_GROW_TEXT_PREFIX " ", strlen(BF_GROW_TEXT_PREFIX) + 1) == 0)
+		return bf_grow_text_in(str, escontext);
 	err = bloom_text_parse(str, strlen(str), resolve_type, NULL, &t);
 	if (err == BLOOM_OK)
 	{
@@ -85,12 +87,16 @@ PG_FUNCTION_INFO_V1(bloomfilter_out);
 Datum
 bloomfilter_out(PG_FUNCTION_ARGS)
 {
-	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
+	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
 	size_t		nbytes = f.hdr.nblocks * BLOOM_BLOCK_BYTES;
 	size_t		b64len = bloom_base64_encoded_len(nbytes);
 	char	   *typname = NULL;
 	char	   *out;
 	size_t		headlen;
+
+	/* a growing filter prints its layers, each through this function */
+	if (f.hdr.family == BF_FAMILY_GROWING)
+		PG_RETURN_CSTRING(bf_grow_text_out(f.vl));
 
 	/*
 	 * A text form must read back: refuse rather than print a type that the
@@ -122,10 +128,17 @@ static struct varlena *
 from_bytes(const uint8 *data, size_t len, int sqlstate)
 {
 	BloomHeader hdr;
-	BloomError	err = bloom_header_read(data, len, &hdr);
+	BloomError	err;
 	struct varlena *vl;
 
-	if (err != BLOOM_OK)
+	if (bloom_is_growing(data, len))
+	{
+		BloomGrowHeader gh;
+
+		bf_grow_check(data, len, &gh, sqlstate);
+		hdr = gh.first;
+	}
+	else if ((err = bloom_header_read(data, len, &hdr)) != BLOOM_OK)
 		bf_report_error(err, sqlstate);
 	/* a non-portable filter names its type by OID: it must exist here */
 	if (hdr.family == BF_FAMILY_OTHER && !bf_other_type_ok((Oid) hdr.detail))
@@ -157,7 +170,7 @@ PG_FUNCTION_INFO_V1(bloomfilter_send);
 Datum
 bloomfilter_send(PG_FUNCTION_ARGS)
 {
-	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
+	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
 	StringInfoData buf;
 
 	pq_begintypsend(&buf);
@@ -181,7 +194,7 @@ PG_FUNCTION_INFO_V1(bloomfilter_to_bytea);
 Datum
 bloomfilter_to_bytea(PG_FUNCTION_ARGS)
 {
-	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
+	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
 
 	PG_RETURN_BYTEA_P(f.vl);
 }

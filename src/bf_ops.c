@@ -193,11 +193,16 @@ bf_intersect(PG_FUNCTION_ARGS)
 static bool
 filters_equal(Datum da, Datum db)
 {
-	BfFilter	a = bf_fetch(da);
-	BfFilter	b = bf_fetch(db);
+	BfFilter	a = bf_fetch_any(da);
+	BfFilter	b = bf_fetch_any(db);
 	size_t		len = BF_PAYLOAD_LEN(a.vl);
 	const uint8 *pa = BF_PAYLOAD(a.vl);
 	const uint8 *pb = BF_PAYLOAD(b.vl);
+
+	/* a growing filter: the same, in each layer; never equal to a plain one */
+	if (a.hdr.family == BF_FAMILY_GROWING || b.hdr.family == BF_FAMILY_GROWING)
+		return a.hdr.family == b.hdr.family &&
+			bloom_grow_equal(pa, len, pb, BF_PAYLOAD_LEN(b.vl));
 
 	if (len != BF_PAYLOAD_LEN(b.vl))
 		return false;
@@ -255,9 +260,12 @@ PG_FUNCTION_INFO_V1(bf_cardinality);
 Datum
 bf_cardinality(PG_FUNCTION_ARGS)
 {
-	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
-	uint64		bits_set = popcount_cancellable(BF_BITS(f.vl), f.hdr.nblocks * BLOOM_BLOCK_BYTES);
+	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
+	uint64		bits_set;
 
+	if (f.hdr.family == BF_FAMILY_GROWING)
+		PG_RETURN_FLOAT8(bf_grow_summary(&f).cardinality);
+	bits_set = popcount_cancellable(BF_BITS(f.vl), f.hdr.nblocks * BLOOM_BLOCK_BYTES);
 	PG_RETURN_FLOAT8(bloom_estimate_cardinality(bits_set, f.hdr.nblocks, f.hdr.nhashes));
 }
 
@@ -265,7 +273,10 @@ PG_FUNCTION_INFO_V1(bf_fpr);
 Datum
 bf_fpr(PG_FUNCTION_ARGS)
 {
-	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
+	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
+
+	if (f.hdr.family == BF_FAMILY_GROWING)
+		PG_RETURN_FLOAT8(bf_grow_summary(&f).fpr);
 
 	PG_RETURN_FLOAT8(bloom_fill_fpr(BF_BITS(f.vl), f.hdr.nblocks, f.hdr.nhashes, NULL));
 }
@@ -274,21 +285,57 @@ PG_FUNCTION_INFO_V1(bf_saturated);
 Datum
 bf_saturated(PG_FUNCTION_ARGS)
 {
-	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
+	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
+
+	if (f.hdr.family == BF_FAMILY_GROWING)
+		PG_RETURN_BOOL(bf_grow_summary(&f).saturated);
 
 	PG_RETURN_BOOL(fill_of(&f).saturated);
 }
 
 #define BF_INFO_NATTS 15
 
+/*
+ * bf_info of a growing filter: sums over the layers (bf_grow_summary);
+ * capacity is that of the layers so far, nhashes differs per layer (NULL).
+ */
+static Datum
+growing_info(const BfFilter *f, Datum raw, TupleDesc tupdesc)
+{
+	BfGrowSummary sum = bf_grow_summary(f);
+	BloomGrowHeader gh;
+	Datum		values[BF_INFO_NATTS];
+	bool		nulls[BF_INFO_NATTS] = {0};
+	int			i = 0;
+
+	values[i++] = CStringGetTextDatum("growing");
+	values[i++] = Int64GetDatum((int64) sum.nbits);
+	nulls[i++] = true;
+	values[i++] = Int64GetDatum(f->hdr.seed);
+	values[i++] = Int64GetDatum((int64) toast_datum_size(raw));
+	values[i++] = Int64GetDatum(sum.capacity);
+	values[i++] = Float8GetDatum(sum.target_fpr);
+	values[i++] = Int64GetDatum((int64) sum.inserted);
+	values[i++] = Int64GetDatum((int64) sum.bits_set);
+	values[i++] = Float8GetDatum((double) sum.bits_set / (double) sum.nbits);
+	values[i++] = Float8GetDatum(sum.cardinality);
+	values[i++] = Float8GetDatum(sum.fpr);
+	values[i++] = BoolGetDatum(sum.saturated);
+	bf_grow_read(f->vl, &gh, ERRCODE_DATA_CORRUPTED);
+	values[i++] = CStringGetTextDatum(bf_family_text(gh.first.family, gh.first.detail));
+	values[i++] = BoolGetDatum((f->hdr.flags & BLOOM_FLAG_NONPORTABLE) == 0);
+	Assert(i == BF_INFO_NATTS);
+	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+}
+
 PG_FUNCTION_INFO_V1(bf_info);
 Datum
 bf_info(PG_FUNCTION_ARGS)
 {
 	Datum		raw = PG_GETARG_DATUM(0);
-	BfFilter	f = bf_fetch(raw);
-	BfFill		fill = fill_of(&f);
-	double		nbits = (double) f.hdr.nblocks * BLOOM_BLOCK_BITS;
+	BfFilter	f = bf_fetch_any(raw);
+	BfFill		fill;
+	double		nbits;
 	TupleDesc	tupdesc;
 	Datum		values[BF_INFO_NATTS];
 	bool		nulls[BF_INFO_NATTS];
@@ -298,6 +345,10 @@ bf_info(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);
 	memset(nulls, 0, sizeof(nulls));
+	if (f.hdr.family == BF_FAMILY_GROWING)
+		PG_RETURN_DATUM(growing_info(&f, raw, tupdesc));
+	fill = fill_of(&f);
+	nbits = (double) f.hdr.nblocks * BLOOM_BLOCK_BITS;
 
 	values[i++] = CStringGetTextDatum("blocked");
 	values[i++] = Int64GetDatum((int64) (f.hdr.nblocks * BLOOM_BLOCK_BITS));

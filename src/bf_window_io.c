@@ -19,8 +19,7 @@
 
 #define BW_TEXT_PREFIX "bloomwindow:1"
 
-/* the slots are read and printed by the bloomfilter type's own functions */
-extern Datum bloomfilter_in(PG_FUNCTION_ARGS);
+/* the slots are printed by the bloomfilter type's own output function */
 extern Datum bloomfilter_out(PG_FUNCTION_ARGS);
 
 #define BAD_WINDOW_TEXT(ctx, det) \
@@ -28,86 +27,6 @@ extern Datum bloomfilter_out(PG_FUNCTION_ARGS);
 						 errmsg("invalid input syntax for type bloomwindow"), \
 						 errdetail det, \
 						 errhint("The form is \"" BW_TEXT_PREFIX " slices=... slice_us=... capacity=... fpr=... newest=... ignored=... slot=bloomfilter:1 ... slot=...\", as bloomwindow output prints it.")))
-
-/*
- * Take " key=value" at *p into val (NUL-terminated, at most vsize - 1
- * bytes); on success *p points after the value.
- */
-static bool
-take_field(const char **p, const char *key, char *val, size_t vsize)
-{
-	size_t		klen = strlen(key);
-	const char *s = *p;
-	size_t		n;
-
-	if (s[0] != ' ' || strncmp(s + 1, key, klen) != 0 || s[klen + 1] != '=')
-		return false;
-	s += klen + 2;
-	n = strcspn(s, " ");
-	if (n == 0 || n >= vsize)
-		return false;
-	memcpy(val, s, n);
-	val[n] = '\0';
-	*p = s + n;
-	return true;
-}
-
-/* a decimal integer as printed by the output function: [-]digits */
-static bool
-int_field(const char *val, int64 lo, int64 hi, int64 *out)
-{
-	char	   *end;
-	long long	v;
-
-	if (!(isdigit((unsigned char) val[0]) ||
-		  (val[0] == '-' && isdigit((unsigned char) val[1]))))
-		return false;
-	errno = 0;
-	v = strtoll(val, &end, 10);
-	if (errno != 0 || *end != '\0' || v < lo || v > hi)
-		return false;
-	*out = (int64) v;
-	return true;
-}
-
-/* the text of one slot: up to the end of its "bits=" field */
-static const char *
-slot_end(const char *s)
-{
-	const char *bits = strstr(s, " bits=");
-
-	if (bits == NULL)
-		return NULL;
-	return bits + strcspn(bits + 1, " ") + 1;
-}
-
-static void
-slot_context(void *arg)
-{
-	errcontext("slot %d of a bloomwindow", *(int *) arg);
-}
-
-/* parse slot j with bloomfilter_in; NULL after a soft error */
-static struct varlena *
-read_slot(const char *text, size_t len, int j, Node *escontext)
-{
-	LOCAL_FCINFO(fc, 1);
-	char	   *s = pnstrdup(text, len);
-	ErrorContextCallback errcb;
-	Datum		d;
-
-	errcb.callback = slot_context;
-	errcb.arg = &j;
-	errcb.previous = error_context_stack;
-	error_context_stack = &errcb;
-	InitFunctionCallInfoData(*fc, NULL, 1, InvalidOid, escontext, NULL);
-	fc->args[0].value = CStringGetDatum(s);
-	fc->args[0].isnull = false;
-	d = bloomfilter_in(fc);
-	error_context_stack = errcb.previous;
-	pfree(s);
-	return d == (Datum) 0 ? NULL : (struct varlena *) DatumGetPointer(d);
-}
 
 PG_FUNCTION_INFO_V1(bloomwindow_in);
 Datum
@@ -130,30 +49,30 @@ bloomwindow_in(PG_FUNCTION_ARGS)
 	if (strncmp(p, BW_TEXT_PREFIX, strlen(BW_TEXT_PREFIX)) != 0)
 		BAD_WINDOW_TEXT(escontext, ("The value does not start with \"%s\".", BW_TEXT_PREFIX));
 	p += strlen(BW_TEXT_PREFIX);
-	if (!take_field(&p, "slices", val, sizeof(val)) ||
-		!int_field(val, 1, BLOOM_WINDOW_MAX_SLICES, &v))
+	if (!bf_take_field(&p, "slices", val, sizeof(val)) ||
+		!bf_int_field(val, 1, BLOOM_WINDOW_MAX_SLICES, &v))
 		BAD_WINDOW_TEXT(escontext, ("Expected \"slices=\" and a number from 1 to %d.", BLOOM_WINDOW_MAX_SLICES));
 	hdr.nslices = (uint16) v;
-	if (!take_field(&p, "slice_us", val, sizeof(val)) ||
-		!int_field(val, 1, BLOOM_WINDOW_MAX_US / hdr.nslices, &hdr.slice_us))
+	if (!bf_take_field(&p, "slice_us", val, sizeof(val)) ||
+		!bf_int_field(val, 1, BLOOM_WINDOW_MAX_US / hdr.nslices, &hdr.slice_us))
 		BAD_WINDOW_TEXT(escontext, ("Expected \"slice_us=\" and a positive number of microseconds."));
-	if (!take_field(&p, "capacity", val, sizeof(val)) ||
-		!int_field(val, 1, PG_INT64_MAX, &hdr.capacity))
+	if (!bf_take_field(&p, "capacity", val, sizeof(val)) ||
+		!bf_int_field(val, 1, PG_INT64_MAX, &hdr.capacity))
 		BAD_WINDOW_TEXT(escontext, ("Expected \"capacity=\" and a positive bigint."));
-	if (!take_field(&p, "fpr", val, sizeof(val)))
+	if (!bf_take_field(&p, "fpr", val, sizeof(val)))
 		BAD_WINDOW_TEXT(escontext, ("Expected \"fpr=\" and a number."));
 	errno = 0;
 	hdr.fpr = strtod(val, &end);
 	if (errno != 0 || *end != '\0' || !(hdr.fpr > 0.0 && hdr.fpr < 1.0))
 		BAD_WINDOW_TEXT(escontext, ("Expected \"fpr=\" and a number between 0 and 1."));
-	if (!take_field(&p, "newest", val, sizeof(val)))
+	if (!bf_take_field(&p, "newest", val, sizeof(val)))
 		BAD_WINDOW_TEXT(escontext, ("Expected \"newest=\" and a slice number or \"none\"."));
 	if (strcmp(val, "none") == 0)
 		hdr.newest = BLOOM_WINDOW_NO_SLICE;
-	else if (!int_field(val, PG_INT64_MIN + 1, PG_INT64_MAX, &hdr.newest))
+	else if (!bf_int_field(val, PG_INT64_MIN + 1, PG_INT64_MAX, &hdr.newest))
 		BAD_WINDOW_TEXT(escontext, ("Expected \"newest=\" and a slice number or \"none\"."));
-	if (!take_field(&p, "ignored", val, sizeof(val)) ||
-		!int_field(val, 0, PG_INT64_MAX, &v))
+	if (!bf_take_field(&p, "ignored", val, sizeof(val)) ||
+		!bf_int_field(val, 0, PG_INT64_MAX, &v))
 		BAD_WINDOW_TEXT(escontext, ("Expected \"ignored=\" and a non-negative bigint."));
 	hdr.ignored = (uint64) v;
 
@@ -162,10 +81,10 @@ bloomwindow_in(PG_FUNCTION_ARGS)
 		const char *e;
 		struct varlena *slot;
 
-		if (strncmp(p, " slot=", 6) != 0 || (e = slot_end(p + 6)) == NULL)
+		if (strncmp(p, " slot=", 6) != 0 || (e = bf_filter_text_end(p + 6)) == NULL)
 			BAD_WINDOW_TEXT(escontext, ("Expected %d \"slot=\" fields, each a bloomfilter in its text form; found %d.",
 										hdr.nslices + 1, j));
-		slot = read_slot(p + 6, e - (p + 6), j, escontext);
+		slot = bf_read_filter_text(p + 6, e - (p + 6), "slot", j, "bloomwindow", escontext);
 		if (slot == NULL)
 			return (Datum) 0;	/* soft error, already saved */
 		if (vl == NULL)

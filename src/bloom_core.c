@@ -108,33 +108,6 @@ bloom_error_message(BloomError err)
 	return "unknown error";
 }
 
-static uint16_t
-load_u16(const uint8_t *p)
-{
-	return (uint16_t) (p[0] | p[1] << 8);
-}
-
-static uint32_t
-load_u32(const uint8_t *p)
-{
-	return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 |
-		(uint32_t) p[3] << 24;
-}
-
-static void
-store_u16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t) v;
-	p[1] = (uint8_t) (v >> 8);
-}
-
-static void
-store_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t) (v >> (8 * i));
-}
-
 size_t
 bloom_total_size(uint64_t nblocks)
 {
@@ -225,13 +198,13 @@ bloom_header_read(const uint8_t *buf, size_t len, BloomHeader *hdr)
 		return BLOOM_ERR_TOO_SHORT;
 	if (memcmp(buf, BLOOM_MAGIC, 4) != 0)
 		return BLOOM_ERR_MAGIC;
-	hdr->version = load_u16(buf + 4);
+	hdr->version = bloom_load_u16(buf + 4);
 	hdr->layout = buf[6];
 	hdr->hashfn = buf[7];
 	hdr->family = buf[8];
 	hdr->flags = buf[9];
-	hdr->nhashes = load_u16(buf + 10);
-	hdr->detail = load_u32(buf + 12);
+	hdr->nhashes = bloom_load_u16(buf + 10);
+	hdr->detail = bloom_load_u32(buf + 12);
 	hdr->seed = (int64_t) bloom_load_u64(buf + 16);
 	hdr->nblocks = bloom_load_u64(buf + 24);
 	hdr->inserted = bloom_load_u64(buf + 32);
@@ -275,13 +248,13 @@ bloom_header_write(uint8_t *buf, const BloomHeader *hdr)
 	uint64_t	fprbits;
 
 	memcpy(buf, BLOOM_MAGIC, 4);
-	store_u16(buf + 4, hdr->version);
+	bloom_store_u16(buf + 4, hdr->version);
 	buf[6] = hdr->layout;
 	buf[7] = hdr->hashfn;
 	buf[8] = hdr->family;
 	buf[9] = hdr->flags;
-	store_u16(buf + 10, hdr->nhashes);
-	store_u32(buf + 12, hdr->detail);
+	bloom_store_u16(buf + 10, hdr->nhashes);
+	bloom_store_u32(buf + 12, hdr->detail);
 	bloom_store_u64(buf + 16, (uint64_t) hdr->seed);
 	bloom_store_u64(buf + 24, hdr->nblocks);
 	bloom_store_u64(buf + 32, hdr->inserted);

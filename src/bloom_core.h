@@ -154,6 +154,33 @@ bloom_store_u64(uint8_t *p, uint64_t v)
 #endif
 }
 
+static inline uint16_t
+bloom_load_u16(const uint8_t *p)
+{
+	return (uint16_t) (p[0] | p[1] << 8);
+}
+
+static inline uint32_t
+bloom_load_u32(const uint8_t *p)
+{
+	return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 |
+		(uint32_t) p[3] << 24;
+}
+
+static inline void
+bloom_store_u16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t) v;
+	p[1] = (uint8_t) (v >> 8);
+}
+
+static inline void
+bloom_store_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
 /* header access */
 extern BloomError bloom_family_check(unsigned family, unsigned flags,
 									 uint32_t detail);

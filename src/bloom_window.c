@@ -55,19 +55,6 @@ bloom_window_error_message(BloomWindowError err)
 	return "unknown error";
 }
 
-static uint16_t
-load_u16(const uint8_t *p)
-{
-	return (uint16_t) (p[0] | p[1] << 8);
-}
-
-static void
-store_u16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t) v;
-	p[1] = (uint8_t) (v >> 8);
-}
-
 /* the share of the target rate each slice is sized for */
 double
 bloom_window_slot_fpr(double fpr, int nslices)
@@ -99,8 +86,8 @@ bloom_window_read(const uint8_t *buf, size_t len, BloomWindowHeader *hdr,
 		return BLOOM_WINDOW_ERR_TOO_SHORT;
 	if (memcmp(buf, BLOOM_WINDOW_MAGIC, 4) != 0)
 		return BLOOM_WINDOW_ERR_MAGIC;
-	hdr->version = load_u16(buf + 4);
-	hdr->nslices = load_u16(buf + 6);
+	hdr->version = bloom_load_u16(buf + 4);
+	hdr->nslices = bloom_load_u16(buf + 6);
 	hdr->slice_us = (int64_t) bloom_load_u64(buf + 8);
 	hdr->newest = (int64_t) bloom_load_u64(buf + 16);
 	hdr->ignored = bloom_load_u64(buf + 24);
@@ -176,8 +163,8 @@ bloom_window_header_write(uint8_t *buf, const BloomWindowHeader *hdr)
 	uint64_t	fprbits;
 
 	memcpy(buf, BLOOM_WINDOW_MAGIC, 4);
-	store_u16(buf + 4, hdr->version);
-	store_u16(buf + 6, hdr->nslices);
+	bloom_store_u16(buf + 4, hdr->version);
+	bloom_store_u16(buf + 6, hdr->nslices);
 	bloom_store_u64(buf + 8, (uint64_t) hdr->slice_us);
 	bloom_store_u64(buf + 16, (uint64_t) hdr->newest);
 	bloom_store_u64(buf + 24, hdr->ignored);
@@ -342,7 +329,7 @@ bloom_window_equal(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 			   BLOOM_WINDOW_HEADER_SIZE - BLOOM_WINDOW_IGNORED_OFFSET - 8) != 0)
 		return false;
 	/* equal window headers and lengths: the slots have the same layout */
-	nslots = load_u16(a + 6) + 1;
+	nslots = bloom_load_u16(a + 6) + 1;
 	slotsize = (alen - BLOOM_WINDOW_HEADER_SIZE) / (size_t) nslots;
 	for (int j = 0; j < nslots; j++)
 	{

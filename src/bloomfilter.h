@@ -17,6 +17,7 @@
 #include "access/tupdesc.h"
 
 #include "bloom_core.h"
+#include "bloom_grow.h"
 
 /*
  * A bloomfilter datum is a varlena whose payload is exactly the bytes of
@@ -27,7 +28,15 @@
 #define BF_BITS(vl)			(BF_PAYLOAD(vl) + BLOOM_HEADER_SIZE)
 #define BF_DATUM_SIZE(nblocks) (VARHDRSZ + bloom_total_size(nblocks))
 
-/* a detoasted, validated filter */
+/*
+ * The family that bf_fetch_any() puts in the header of a growing filter
+ * (bloom_grow.h), a value no header of section 1 has: code that handles a
+ * BfFilter tells the two forms apart by it, and the hot path of a lookup
+ * sends a growing filter to its family-mismatch branch.
+ */
+#define BF_FAMILY_GROWING	0xFF
+
+/* a detoasted, validated filter (for a growing one, see BF_FAMILY_GROWING) */
 typedef struct BfFilter
 {
 	struct varlena *vl;
@@ -82,6 +91,14 @@ extern void bf_check_family(BloomHeader *hdr, uint8 *payload, BfTypeInfo *ti,
 							bool setting);
 extern char *bf_family_text(int family, uint32 detail);
 extern void bf_record_prepare(BfTypeInfo *ti, Datum value);
+
+/* ready a value for bf_hash_datum: a record's field types are per value */
+static inline void
+bf_prepare_value(BfTypeInfo *ti, Datum value)
+{
+	if (ti->family == BF_FAMILY_RECORD)
+		bf_record_prepare(ti, value);
+}
 extern uint64 bf_hash_fields(BfTypeInfo *fields, int nfields,
 							 const Datum *values, const bool *isnull,
 							 int64 seed);
@@ -101,6 +118,8 @@ extern BfTypeInfo *bf_typecache_lookup(BfTypeCache *tc, FunctionCallInfo fcinfo,
 									   int argno, bool element);
 extern void bf_read_header(struct varlena *vl, BloomHeader *hdr);
 extern BfFilter bf_fetch(Datum d);
+extern void bf_read_any_header(struct varlena *vl, BloomHeader *hdr);
+extern BfFilter bf_fetch_any(Datum d);
 extern struct varlena *bf_new(uint64 nblocks, int nhashes, int64 seed,
 							  int64 capacity, double fpr);
 extern void bf_report_error(BloomError err, int sqlstate);
@@ -132,6 +151,63 @@ extern void bf_adder_finish(BfAdder *a);
 extern void bf_store_inserted(BfFilter *f);
 extern void bf_size_or_error(int64 capacity, double fpr, uint64 *nblocks,
 							 int *nhashes);
+
+/* bf_text_fields.c: text forms made of several filters */
+extern bool bf_take_field(const char **p, const char *key, char *val, size_t vsize);
+extern bool bf_int_field(const char *val, int64 lo, int64 hi, int64 *out);
+extern const char *bf_filter_text_end(const char *s);
+extern struct varlena *bf_read_filter_text(const char *text, size_t len,
+										   const char *part, int index,
+										   const char *whole, Node *escontext);
+
+/* bf_grow.c: growing filters */
+typedef struct BfGrowAdder
+{
+	struct varlena *vl;			/* the value, reallocated as it grows */
+	BloomGrowHeader gh;
+	BfTypeInfo *ti;
+	bool		checked;
+	uint64		count;
+} BfGrowAdder;
+
+typedef void (*BfLayerFn) (void *arg, int layer, const BloomHeader *hdr,
+						   const uint8 *bits);
+
+extern void bf_grow_check(const uint8 *data, size_t len, BloomGrowHeader *gh,
+						  int sqlstate);
+
+/* validate a detoasted growing value */
+static inline void
+bf_grow_read(const struct varlena *vl, BloomGrowHeader *gh, int sqlstate)
+{
+	bf_grow_check(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl), gh, sqlstate);
+}
+extern void bf_grow_refuse(void);
+extern void bf_grow_adder_init(BfGrowAdder *a, struct varlena *vl, BfTypeInfo *ti);
+extern void bf_grow_adder_add(BfGrowAdder *a, Datum value);
+extern bool bf_grow_test(const struct varlena *vl, BfTypeInfo *ti, Datum value);
+extern struct varlena *bf_grow_clear(const struct varlena *vl);
+extern void bf_for_each_layer(const BfFilter *f, BfLayerFn fn, void *arg);
+
+typedef struct BfGrowSummary
+{
+	int			nlayers;
+	uint64		nbits;
+	int64		capacity;		/* of all layers */
+	uint64		inserted;
+	uint64		bits_set;
+	double		cardinality;
+	double		fpr;			/* estimated from the fill */
+	double		target_fpr;
+	bool		saturated;
+} BfGrowSummary;
+
+extern BfGrowSummary bf_grow_summary(const BfFilter *f);
+
+/* bf_grow_io.c: the text form of a growing filter */
+#define BF_GROW_TEXT_PREFIX "bloomgrowing:1"
+extern Datum bf_grow_text_in(const char *str, Node *escontext);
+extern char *bf_grow_text_out(struct varlena *vl);
 
 /* bf_ops.c */
 extern void bf_check_compatible(const BloomHeader *a, const BloomHeader *b);

@@ -822,6 +822,67 @@ def _hash_of(fv):
     return lambda seed: ref.hash_value(v, fam, seed)
 
 
+def check_filter_entry(f, lbl, parse, parse_text, types):
+    """A filter of the conformance file (plain or growing, read by parse and
+    parse_text): bytes and text parse to the same filter, every probe and
+    error agrees, the fpr of the bits is the file's, and the server reads
+    the text to the bytes and still gives the probes' answers."""
+    import base64
+    import json
+    raw = base64.b64decode(f["bytes"])
+    try:
+        pf = parse(raw)
+        pt = parse_text(f["text"])
+    except ValueError as e:
+        check(False, lbl + ": parse", str(e))
+        return
+    check(pt.to_bytes() == raw, lbl + ": text form parses to the bytes")
+    check(pf.to_text() == f["text"], lbl + ": reference prints the text form")
+    bad = []
+    for p in f["probes"]:
+        fam, v = key_value(p["key"], types)
+        try:
+            got = pf.contains_value(v, fam) if pf.family else False
+        except ValueError as e:
+            got = "error %s" % e
+        if got != p["expect"]:
+            bad.append((p["key"], p["expect"], got))
+    check(not bad, lbl + ": %d probes" % len(f["probes"]),
+          "%d differ, first %s" % (len(bad), bad[:2]))
+    for e in f.get("errors", []):
+        fam, v = key_value(e["key"], types)
+        try:
+            pf.contains_value(v, fam)
+            rej = False
+        except ValueError:
+            rej = True
+        check(rej, lbl + ": refuses %s" % json.dumps(e["key"])[:80])
+    fpr = pf_fpr(pf)
+    check(abs(fpr - float(f["info"]["fpr"])) <= 1e-9 * max(fpr, 1e-300),
+          lbl + ": fpr of the bits", "reference %r, file %s" % (fpr, f["info"]["fpr"]))
+    # the server reads the text form to the same bytes and gives the same answers
+    fl = "'%s'::bloomfilter" % f["text"]
+    try:
+        (hx,), = q("SELECT encode(%s::bytea, 'hex');" % fl)
+    except RuntimeError as e:
+        hx = "error: " + str(e).splitlines()[0]
+    if not check(hx == raw.hex(), lbl + ": the server reads the text to the bytes", hx[:200]):
+        return
+    if f["probes"]:
+        # one VALUES list per type signature (a VALUES column has one type)
+        groups = {}
+        for n, p in enumerate(f["probes"]):
+            groups.setdefault(_signature(p["key"]), []).append(
+                "(%d, %s)" % (n, sql_key(p["key"])))
+        arms = ["SELECT n, bf_contains(%s, k)::int FROM (VALUES %s) v(n, k)"
+                % (fl, ", ".join(g)) for g in groups.values()]
+        got = dict((int(n), a) for n, a in q("\nUNION ALL\n".join(arms) + ";"))
+        exp = ["1" if p["expect"] else "0" for p in f["probes"]]
+        diff = [i for i in range(len(exp)) if got.get(i) != exp[i]]
+        check(not diff, lbl + ": the server still gives the probes' answers",
+              "%d differ, first %s" % (len(diff), [f["probes"][i] for i in diff[:2]]))
+
+
 def check_conformance():
     import base64
     import json
@@ -852,59 +913,8 @@ def check_conformance():
 
     # filters: bytes and text parse to the same filter; every probe agrees
     for f in doc["filters"]:
-        lbl = "conformance filter '%s'" % f["name"]
-        raw = base64.b64decode(f["bytes"])
-        try:
-            pf = ref.parse(raw)
-            pt = ref.parse_text(f["text"])
-        except ValueError as e:
-            check(False, lbl + ": parse", str(e))
-            continue
-        check(pt.to_bytes() == raw, lbl + ": text form parses to the bytes")
-        check(pf.to_text() == f["text"], lbl + ": reference prints the text form")
-        bad = []
-        for p in f["probes"]:
-            fam, v = key_value(p["key"], types)
-            try:
-                got = pf.contains_value(v, fam) if pf.family else False
-            except ValueError as e:
-                got = "error %s" % e
-            if got != p["expect"]:
-                bad.append((p["key"], p["expect"], got))
-        check(not bad, lbl + ": %d probes" % len(f["probes"]),
-              "%d differ, first %s" % (len(bad), bad[:2]))
-        for e in f.get("errors", []):
-            fam, v = key_value(e["key"], types)
-            try:
-                pf.contains_value(v, fam)
-                rej = False
-            except ValueError:
-                rej = True
-            check(rej, lbl + ": refuses %s" % json.dumps(e["key"])[:80])
-        fpr = pf_fpr(pf)
-        check(abs(fpr - float(f["info"]["fpr"])) <= 1e-9 * max(fpr, 1e-300),
-              lbl + ": fpr of the bits", "reference %r, file %s" % (fpr, f["info"]["fpr"]))
-        # the server reads the text form to the same bytes and gives the same answers
-        fl = "'%s'::bloomfilter" % f["text"]
-        try:
-            (hx,), = q("SELECT encode(%s::bytea, 'hex');" % fl)
-        except RuntimeError as e:
-            hx = "error: " + str(e).splitlines()[0]
-        if not check(hx == raw.hex(), lbl + ": the server reads the text to the bytes", hx[:200]):
-            continue
-        if f["probes"]:
-            # one VALUES list per type signature (a VALUES column has one type)
-            groups = {}
-            for n, p in enumerate(f["probes"]):
-                groups.setdefault(_signature(p["key"]), []).append(
-                    "(%d, %s)" % (n, sql_key(p["key"])))
-            arms = ["SELECT n, bf_contains(%s, k)::int FROM (VALUES %s) v(n, k)"
-                    % (fl, ", ".join(g)) for g in groups.values()]
-            got = dict((int(n), a) for n, a in q("\nUNION ALL\n".join(arms) + ";"))
-            exp = ["1" if p["expect"] else "0" for p in f["probes"]]
-            diff = [i for i in range(len(exp)) if got.get(i) != exp[i]]
-            check(not diff, lbl + ": the server still gives the probes' answers",
-                  "%d differ, first %s" % (len(diff), [f["probes"][i] for i in diff[:2]]))
+        check_filter_entry(f, "conformance filter '%s'" % f["name"], ref.parse, ref.parse_text,
+                           types)
 
     for m in doc["malformed_bytes"]:
         check(rejects(ref.parse, base64.b64decode(m["bytes"])),
@@ -916,6 +926,7 @@ def check_conformance():
         pf = ref.parse(base64.b64decode(m["bytes"]))
         check(pf.nonportable, "conformance '%s' is non-portable" % m["name"])
     check_conformance_windows(doc, types)
+    check_conformance_growing(doc, types)
 
 
 def rejects(parse, data):
@@ -970,8 +981,50 @@ def check_conformance_windows(doc, types):
               % (m["name"], m["sqlstate"]), "got %s" % st)
 
 
+def check_conformance_growing(doc, types):
+    """The growing filters of the conformance file: grow_reference.py reads
+    them as the plain ones (check_filter_entry), finds their layers, and
+    rebuilds the first from its keys with the sizing of §4 to the same
+    bytes; it and the server reject every malformed one."""
+    import base64
+    import grow_reference as gref
+    for f in doc.get("growing", []):
+        lbl = "conformance growing filter '%s'" % f["name"]
+        check_filter_entry(f, lbl, gref.parse, gref.parse_text, types)
+        g = gref.parse(base64.b64decode(f["bytes"]))
+        check(len(g.layers) == f["layers"], lbl + ": %d layers" % f["layers"],
+              "reference reads %d" % len(g.layers))
+    # §9.2: the first entry is 1..1000 (int8) added to bf_create_growing(20, 0.01, 2, 11)
+    first = doc.get("growing", [None])[0]
+    if first is not None and first["name"].startswith("int8 keys, capacity 20, growth 2"):
+        h0 = gref.parse(base64.b64decode(first["bytes"]))
+        t0 = gref.layer_target(20, 0.01, 0.9, 2, 0)
+        layer0 = ref.Filter.empty(*ref.estimate(*t0), 11, *t0)
+        layer0.family = ref.FAMILIES["integer"]
+        g = gref.Growing(20, 0.01, 0.9, 2, [layer0])
+        for v in range(1, 1001):
+            g.add(ref.hash_value(v, "integer", 11), ref.estimate)
+        check(g.to_bytes() == h0.to_bytes(),
+              "conformance growing filter '%s': grow_reference.py's adds give the server's bytes"
+              % first["name"])
+    for m in doc.get("malformed_growing", []):
+        check(rejects(gref.parse, base64.b64decode(m["bytes"])),
+              "conformance malformed growing filter '%s' rejected by grow_reference.py" % m["name"])
+        (st,), = q("SELECT conf_sqlstate('SELECT ''\\x%s''::bytea::bloomfilter');"
+                   % base64.b64decode(m["bytes"]).hex())
+        check(st == m["sqlstate"], "conformance malformed growing filter '%s': the server rejects it with %s"
+              % (m["name"], m["sqlstate"]), "got %s" % st)
+
+
 def pf_fpr(pf):
-    """FORMAT.md §6.2: the false-positive rate of the bits."""
+    """FORMAT.md §6.2: the false-positive rate of the bits; of a growing
+    filter (§9.5), that of any of its layers answering."""
+    if hasattr(pf, "layers"):
+        total = 0.0
+        for layer in pf.layers:
+            f = pf_fpr(layer)
+            total = total + f - total * f
+        return total
     total = 0.0
     for b in range(pf.nblocks):
         c = sum(bin(x).count("1") for x in pf.bits[64 * b:64 * b + 64])

@@ -924,6 +924,92 @@ def gen_malformed_windows(srv):
 
 
 # ---------------------------------------------------------------------------
+# growing filters (docs/FORMAT.md §9): values that grew through several
+# layers, with probes of members (of every layer) and of absent keys
+
+GROWING = [
+    ("int8 keys, capacity 20, growth 2: 1000 keys in 6 layers",
+     "bf_create_growing(20, 0.01, 2, 11)", gs("g::int8", 1, 1000),
+     [gs("g::int8", 1, 1000, 37), gs("g::int8", 5001, 5400)], False),
+    ("text keys, capacity 50, growth 3, fpr 0.05",
+     "bf_create_growing(50, 0.05, 3)", gs("'k-' || g", 1, 700),
+     [gs("'k-' || g", 1, 700, 23), gs("'absent-' || g", 1, 300)], False),
+    ("user x attribute records, capacity 10, growth 4",
+     "bf_create_growing(10, 0.01, 4, -2)", gs_rec(["g::int8", "'attr-' || mod(g, 7)"], 1, 200),
+     [gs_rec(["g::int8", "'attr-' || mod(g, 7)"], 1, 200, 9),
+      gs_rec(["g::int8", "'attr-' || (mod(g, 7) + 1)"], 1, 120)], True),
+    ("one layer, not yet grown", "bf_create_growing(1000, 0.01)", gs("g::int4", 1, 100),
+     [gs("g::int4", 1, 200)], False),
+    ("empty growing filter", "bf_create_growing(100, 0.01)", None,
+     [lst("(1)::int8", "'x'::text")], False),
+]
+
+
+def gen_growing(srv):
+    out = []
+    for name, create, members, probes, record in GROWING:
+        if members is None:
+            fexpr = create
+        else:
+            ncols = len(srv.conn.execute("SELECT * FROM (%s) s LIMIT 0" % members).description)
+            key = ("ROW(%s)" if record else "%s") % ", ".join("s.c%d" % i for i in range(ncols))
+            fexpr = "(SELECT bf_add_all(%s, ARRAY(SELECT %s FROM (%s) s)))" % (create, key, members)
+        e = filter_entry(srv, name, fexpr, probes, record)
+        if e is None:
+            raise SystemExit("generate: the server cannot read back the growing filter '%s'" % name)
+        e["layers"], = srv.one("SELECT count(*) FROM conf_filters, bf_layers(f) WHERE name = %s"
+                               % quote(name))
+        out.append(e)
+    return out
+
+
+def gen_malformed_growing(srv):
+    good, = srv.one("SELECT bf_add_all(bf_create_growing(5, 0.01, 2, 3), "
+                    "ARRAY(SELECT g FROM generate_series(1, 20) g))::bytea")
+    one, = srv.one("SELECT bf_add(bf_create_growing(5, 0.01, 2, 3), 1)::bytea")
+    l1 = 64 + 64 + 64 * struct.unpack_from("<Q", good, 64 + 24)[0]
+    assert struct.unpack_from("<H", good, 6)[0] >= 3, "the sample must have grown"
+    cases = [
+        ("version 2", patch(good, 4, "<H", 2)),
+        ("0 layers", patch(good, 6, "<H", 0)),
+        ("65 layers", patch(good, 6, "<H", 65)),
+        ("more layers than the value holds", patch(good, 6, "<H", 9)),
+        ("fewer layers than the value holds", patch(good, 6, "<H", 1)),
+        ("growth 1", patch(good, 8, "<I", 1)),
+        ("growth 17", patch(good, 8, "<I", 17)),
+        ("reserved bytes 12-15", patch(good, 12, "<I", 1)),
+        ("capacity 0", patch(good, 16, "<q", 0)),
+        ("capacity of the header differs from layer 0's", patch(good, 16, "<q", 6)),
+        ("fpr 0", patch(good, 24, "<d", 0.0)),
+        ("fpr 1", patch(good, 24, "<d", 1.0)),
+        ("fpr NaN", patch(good, 24, "<d", float("nan"))),
+        ("fpr differs from the layers' chain", patch(good, 24, "<d", 0.02)),
+        ("ratio 0", patch(good, 32, "<d", 0.0)),
+        ("ratio 1", patch(good, 32, "<d", 1.0)),
+        ("ratio differs from the layers' chain", patch(good, 32, "<d", 0.8)),
+        ("reserved byte 40", patch(good, 40, "<B", 1)),
+        ("reserved byte 63", patch(good, 63, "<B", 1)),
+        ("layer 1 with another seed", patch(good, l1 + 16, "<q", 4)),
+        ("layer 1 with another family", patch(good, l1 + 8, "<B", 4)),
+        ("layer 1 with another capacity", patch(good, l1 + 40, "<q", 11)),
+        ("layer 1 with another fpr", patch(good, l1 + 48, "<d", 0.001)),
+        ("layer 1 with a plain magic error", patch(good, l1, "<4s", b"BLMG")),
+        ("layer 1 with 0 hashes", patch(good, l1 + 10, "<H", 0)),
+        ("layer 0 with an nblocks past the end", patch(one, 64 + 24, "<Q", 1000)),
+        ("truncated by one byte", good[:-1]),
+        ("one byte too many", good + b"\0"),
+        ("header only", good[:64]),
+    ]
+    out = []
+    for name, data in cases:
+        st = srv.sqlstate("SELECT '\\x%s'::bytea::bloomfilter" % data.hex())
+        if st is None:
+            raise SystemExit("generate: the server accepts the malformed growing filter '%s'" % name)
+        out.append({"name": name, "bytes": b64(data), "sqlstate": st})
+    return out
+
+
+# ---------------------------------------------------------------------------
 # output: one entry per line, so that a diff of the file is readable
 
 def dump(doc, path):
@@ -934,7 +1020,7 @@ def dump(doc, path):
     items = list(doc.items())
     for n, (k, v) in enumerate(items):
         comma = "," if n + 1 < len(items) else ""
-        if isinstance(v, list) and k in ("filters", "windows"):
+        if isinstance(v, list) and k in ("filters", "windows", "growing"):
             lines.append('  "%s": [' % k)
             for i, f in enumerate(v):
                 lines.append("    {")
@@ -990,6 +1076,8 @@ def main(argv):
             "malformed_text": gen_malformed_text(srv),
             "windows": gen_windows(srv),
             "malformed_windows": gen_malformed_windows(srv),
+            "growing": gen_growing(srv),
+            "malformed_growing": gen_malformed_growing(srv),
         }
         # the family of every type name that occurs in a key
         for typ in sorted({k["key"]["type"] for k in doc["hashes"]} - {"record"}):

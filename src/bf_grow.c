@@ -1,0 +1,325 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_grow.c
+ *	  Growing bloomfilter values (docs/FORMAT.md section 9): the
+ *	  constructor, adding (which appends a layer when the newest one holds
+ *	  its capacity), testing, clearing, per-layer introspection, and the
+ *	  clear refusal of the functions that only take a plain filter.  The
+ *	  bytes are read and written by bloom_grow.c.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bloomfilter.h"
+
+#include "bloom_grow.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+/* how often a long run of adds checks for interrupts */
+#define BF_GROW_INTERRUPT_EVERY 256
+
+/* validate the bytes of a growing value, erroring out with sqlstate */
+void
+bf_grow_check(const uint8 *data, size_t len, BloomGrowHeader *gh, int sqlstate)
+{
+	BloomError	layer_err = BLOOM_OK;
+	BloomGrowError err = bloom_grow_read(data, len, gh, &layer_err);
+
+	if (err == BLOOM_GROW_ERR_LAYER)
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("invalid bloomfilter value"),
+				 errdetail_internal("%s %s", bloom_grow_error_message(err),
+									bloom_error_message(layer_err))));
+	if (err != BLOOM_GROW_OK)
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("invalid bloomfilter value"),
+				 errdetail_internal("%s", bloom_grow_error_message(err))));
+}
+
+/* the error of every function that takes only a plain filter */
+void
+bf_grow_refuse(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("this function does not take a growing bloomfilter"),
+			 errdetail("The filter was made by bf_create_growing and holds layers of different sizes."),
+			 errhint("Growing filters can be added to, tested, cleared, compared, printed and inspected (bf_info, bf_layers, bf_cardinality, bf_fpr, bf_saturated); combining them is not supported.")));
+}
+
+/* ---- constructor ---- */
+
+PG_FUNCTION_INFO_V1(bf_create_growing);
+Datum
+bf_create_growing(PG_FUNCTION_ARGS)
+{
+	int64		capacity = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	int32		growth = PG_GETARG_INT32(2);
+	int64		seed = PG_GETARG_INT64(3);
+	int64		layer_capacity;
+	double		layer_fpr;
+	uint64		nblocks;
+	int			nhashes;
+	size_t		size;
+	struct varlena *vl;
+	BloomGrowHeader gh;
+
+	if (growth < BLOOM_GROW_MIN_GROWTH || growth > BLOOM_GROW_MAX_GROWTH)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter growth must be between %d and %d",
+						BLOOM_GROW_MIN_GROWTH, BLOOM_GROW_MAX_GROWTH),
+				 errdetail("The growth given was %d.", growth),
+				 errhint("Each new layer holds growth times as many keys as the one before; 2 is usual.")));
+	bf_check_fpr(fpr);
+	/* the first layer's share of the rate underflows only for subnormals */
+	if (!bloom_grow_layer_target(capacity, fpr, BLOOM_GROW_RATIO, growth, 0,
+								 &layer_capacity, &layer_fpr))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter false-positive rate too small for a growing filter"),
+				 errdetail("The rate given was %g.", fpr)));
+	bf_size_or_error(layer_capacity, layer_fpr, &nblocks, &nhashes);
+	size = VARHDRSZ + bloom_grow_size(nblocks);
+	vl = palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	SET_VARSIZE(vl, size);
+	bloom_grow_init(BF_PAYLOAD(vl), &gh, capacity, fpr, BLOOM_GROW_RATIO,
+					(uint32) growth, nblocks, nhashes, seed);
+	PG_RETURN_POINTER(vl);
+}
+
+/* ---- adding ---- */
+
+void
+bf_grow_adder_init(BfGrowAdder *a, struct varlena *vl, BfTypeInfo *ti)
+{
+	a->vl = vl;
+	a->ti = ti;
+	a->checked = false;
+	a->count = 0;
+	bf_grow_read(vl, &a->gh, ERRCODE_DATA_CORRUPTED);
+}
+
+/* append the next layer, sized as the format says, to a->vl */
+static void
+append_layer(BfGrowAdder *a)
+{
+	BloomGrowHeader *gh = &a->gh;
+	int64		layer_capacity;
+	double		layer_fpr;
+	uint64		nblocks = 0;
+	int			nhashes = 0;
+	size_t		oldsize = VARSIZE(a->vl);
+	size_t		newsize;
+
+	if (gh->nlayers >= BLOOM_GROW_MAX_LAYERS ||
+		!bloom_grow_layer_target(gh->capacity, gh->fpr, gh->ratio, gh->growth,
+								 gh->nlayers, &layer_capacity, &layer_fpr) ||
+		!bloom_size_for((double) layer_capacity, layer_fpr, &nblocks, &nhashes) ||
+		gh->total_blocks + nblocks > BLOOM_MAX_BLOCKS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("growing bloomfilter cannot grow further"),
+				 errdetail("It has %d layers of %llu blocks in all; the next layer would take it past the largest bloomfilter (%llu blocks, %d layers).",
+						   gh->nlayers, (unsigned long long) gh->total_blocks,
+						   (unsigned long long) BLOOM_MAX_BLOCKS, BLOOM_GROW_MAX_LAYERS),
+				 errhint("Create the filter with a larger capacity or growth, or split the keys over several filters.")));
+	newsize = oldsize + bloom_total_size(nblocks);
+	a->vl = repalloc_huge(a->vl, newsize);
+	memset((char *) a->vl + oldsize, 0, newsize - oldsize);
+	SET_VARSIZE(a->vl, newsize);
+	bloom_grow_append(BF_PAYLOAD(a->vl), gh, nblocks, nhashes, layer_capacity, layer_fpr);
+}
+
+void
+bf_grow_adder_add(BfGrowAdder *a, Datum value)
+{
+	BloomGrowHeader *gh = &a->gh;
+	uint8	   *payload;
+	uint64		h;
+
+	if (++a->count % BF_GROW_INTERRUPT_EVERY == 0)
+		CHECK_FOR_INTERRUPTS();
+	bf_prepare_value(a->ti, value);
+	/* a record's row type may vary per value: check each one */
+	if (a->ti->family == BF_FAMILY_RECORD || !a->checked)
+	{
+		uint8		before = gh->first.family;
+
+		bf_check_family(&gh->first, BF_PAYLOAD(a->vl) + BLOOM_GROW_HEADER_SIZE,
+						a->ti, true);
+		if (before == BF_FAMILY_NONE)
+		{
+			bloom_grow_share_family(BF_PAYLOAD(a->vl), gh);
+			gh->newest.family = gh->first.family;
+			gh->newest.flags = gh->first.flags;
+			gh->newest.detail = gh->first.detail;
+		}
+		a->checked = true;
+	}
+	h = bf_hash_datum(a->ti, value, gh->first.seed);
+	/* a key some layer holds already is not added again */
+	if (bloom_grow_test_hash(BF_PAYLOAD(a->vl), gh, h))
+		return;
+	if (gh->newest.inserted >= (uint64) gh->newest.capacity)
+		append_layer(a);
+	payload = BF_PAYLOAD(a->vl) + gh->newest_offset;
+	if (bloom_set_hash(payload + BLOOM_HEADER_SIZE, gh->newest.nblocks,
+					   gh->newest.nhashes, h))
+	{
+		BLOOM_COUNT_INSERT(&gh->newest);
+		bloom_store_u64(payload + BLOOM_INSERTED_OFFSET, gh->newest.inserted);
+	}
+}
+
+/* ---- testing ---- */
+
+/* test_value of bf_funcs.c for a growing filter (value prepared) */
+bool
+bf_grow_test(const struct varlena *vl, BfTypeInfo *ti, Datum value)
+{
+	BloomGrowHeader gh;
+
+	bf_grow_read(vl, &gh, ERRCODE_DATA_CORRUPTED);
+	if (gh.first.family == BF_FAMILY_NONE)
+		return false;			/* nothing was ever added */
+	if (gh.first.family != ti->family || gh.first.detail != ti->detail)
+		bf_check_family(&gh.first, NULL, ti, false);
+	return bloom_grow_test_hash(BF_PAYLOAD(vl), &gh,
+								bf_hash_datum(ti, value, gh.first.seed));
+}
+
+/* ---- clearing ---- */
+
+/* bf_clear of a growing filter: its first layer, emptied */
+struct varlena *
+bf_grow_clear(const struct varlena *vl)
+{
+	BloomGrowHeader gh;
+	size_t		size;
+	struct varlena *out;
+
+	bf_grow_read(vl, &gh, ERRCODE_DATA_CORRUPTED);
+	size = VARHDRSZ + bloom_grow_size(gh.first.nblocks);
+	out = palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	SET_VARSIZE(out, size);
+	gh.nlayers = 1;
+	bloom_grow_header_write(BF_PAYLOAD(out), &gh);
+	gh.first.inserted = 0;
+	bloom_header_write(BF_PAYLOAD(out) + BLOOM_GROW_HEADER_SIZE, &gh.first);
+	return out;
+}
+
+/* ---- introspection ---- */
+
+/*
+ * The fill of every layer of a filter, plain (one layer) or growing:
+ * fn(arg, layer number, its header, its bits) for each.
+ */
+void
+bf_for_each_layer(const BfFilter *f, BfLayerFn fn, void *arg)
+{
+	const uint8 *payload = BF_PAYLOAD(f->vl);
+	BloomGrowHeader gh;
+	BloomHeader h;
+	size_t		next = 0;
+	size_t		off;
+	int			i = 0;
+
+	if (f->hdr.family != BF_FAMILY_GROWING)
+	{
+		fn(arg, 0, &f->hdr, BF_BITS(f->vl));
+		return;
+	}
+	bf_grow_read(f->vl, &gh, ERRCODE_DATA_CORRUPTED);
+	while ((off = bloom_grow_next_layer(payload, &gh, &next, &h)) != 0)
+	{
+		CHECK_FOR_INTERRUPTS();
+		fn(arg, i++, &h, payload + off + BLOOM_HEADER_SIZE);
+	}
+}
+
+static void
+sum_layer(void *arg, int layer, const BloomHeader *h, const uint8 *bits)
+{
+	BfGrowSummary *sum = (BfGrowSummary *) arg;
+	uint64		bits_set;
+	double		fpr = bloom_fill_fpr(bits, h->nblocks, h->nhashes, &bits_set);
+
+	sum->nlayers = layer + 1;
+	sum->nbits += h->nblocks * BLOOM_BLOCK_BITS;
+	/* both stop at the largest bigint, as "inserted" of one filter does */
+	sum->capacity = h->capacity > PG_INT64_MAX - sum->capacity ?
+		PG_INT64_MAX : sum->capacity + h->capacity;
+	sum->inserted = h->inserted > BLOOM_MAX_INSERTED - sum->inserted ?
+		BLOOM_MAX_INSERTED : sum->inserted + h->inserted;
+	sum->bits_set += bits_set;
+	sum->cardinality += bloom_estimate_cardinality(bits_set, h->nblocks, h->nhashes);
+	/* a key is a false positive if any layer says "probably" */
+	sum->fpr = sum->fpr + fpr - sum->fpr * fpr;
+}
+
+/*
+ * The fill and estimates of a growing filter, summed over its layers:
+ * capacity and inserted add up, the rate is that of any layer answering.
+ */
+BfGrowSummary
+bf_grow_summary(const BfFilter *f)
+{
+	BfGrowSummary sum;
+	BloomGrowHeader gh;
+
+	memset(&sum, 0, sizeof(sum));
+	bf_for_each_layer(f, sum_layer, &sum);
+	bf_grow_read(f->vl, &gh, ERRCODE_DATA_CORRUPTED);
+	sum.target_fpr = gh.fpr;
+	sum.saturated = sum.fpr > gh.fpr;
+	return sum;
+}
+
+#define BF_LAYERS_NATTS 8
+
+typedef struct LayerRows
+{
+	ReturnSetInfo *rsinfo;
+} LayerRows;
+
+static void
+layer_row(void *arg, int layer, const BloomHeader *h, const uint8 *bits)
+{
+	LayerRows  *rows = (LayerRows *) arg;
+	Datum		values[BF_LAYERS_NATTS];
+	bool		nulls[BF_LAYERS_NATTS] = {0};
+	uint64		bits_set;
+	double		fpr = bloom_fill_fpr(bits, h->nblocks, h->nhashes, &bits_set);
+
+	values[0] = Int32GetDatum(layer);
+	values[1] = Int64GetDatum((int64) (h->nblocks * BLOOM_BLOCK_BITS));
+	values[2] = Int32GetDatum(h->nhashes);
+	nulls[3] = h->capacity == 0;
+	values[3] = Int64GetDatum(h->capacity);
+	nulls[4] = h->fpr == 0.0;
+	values[4] = Float8GetDatum(h->fpr);
+	values[5] = Int64GetDatum((int64) h->inserted);
+	values[6] = Int64GetDatum((int64) bits_set);
+	values[7] = Float8GetDatum(fpr);
+	tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, values, nulls);
+}
+
+/* bf_layers(filter): one row per layer (one for a plain filter) */
+PG_FUNCTION_INFO_V1(bf_layers);
+Datum
+bf_layers(PG_FUNCTION_ARGS)
+{
+	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
+	LayerRows	rows;
+
+	InitMaterializedSRF(fcinfo, 0);
+	rows.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bf_for_each_layer(&f, layer_row, &rows);
+	return (Datum) 0;
+}
