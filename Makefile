@@ -35,7 +35,7 @@ DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
 # pg_regress suites, in order (setup creates the extension)
 REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates filter_cache
 
-REGRESS_WINDOW = window
+REGRESS_WINDOW = window growing
 
 REGRESS_INDEX = index index_security index_batch index_plan index_changes
 

@@ -80,7 +80,7 @@ bf_grow_text_in(const char *str, Node *escontext)
 		if (e == NULL)
 			break;
 		layer = bf_read_filter_text(p + 7, e - (p + 7), "layer", gh.nlayers,
-									"growing bloomfilter", escontext);
+									"bloomfilter", escontext);
 		if (layer == NULL)
 			return (Datum) 0;	/* soft error, already saved */
 		blocks += (BF_PAYLOAD_LEN(layer) - BLOOM_HEADER_SIZE) / BLOOM_BLOCK_BYTES;

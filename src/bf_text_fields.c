@@ -74,7 +74,7 @@ typedef struct PartContext
 {
 	const char *part;
 	int			index;
-	const char *whole;
+	const char *typname;
 } PartContext;
 
 static void
@@ -82,28 +82,28 @@ part_context(void *arg)
 {
 	PartContext *pc = (PartContext *) arg;
 
-	errcontext("%s %d of a %s", pc->part, pc->index, pc->whole);
+	errcontext("%s %d of a %s value", pc->part, pc->index, pc->typname);
 }
 
 /*
- * Parse part `index` of a value (a bloomwindow's slot, a growing filter's
- * layer), len bytes of text that must be a plain bloomfilter's text form,
- * with bloomfilter_in; NULL after a soft error.
+ * Parse part `index` of a value of type typname (a bloomwindow's slot, a
+ * growing filter's layer), len bytes of text that must be a plain
+ * bloomfilter's text form, with bloomfilter_in; NULL after a soft error.
  */
 struct varlena *
 bf_read_filter_text(const char *text, size_t len, const char *part, int index,
-					const char *whole, Node *escontext)
+					const char *typname, Node *escontext)
 {
 	LOCAL_FCINFO(fc, 1);
 	char	   *s;
 	ErrorContextCallback errcb;
-	PartContext pc = {part, index, whole};
+	PartContext pc = {part, index, typname};
 	Datum		d;
 
 	if (len < strlen(BLOOM_TEXT_PREFIX) || strncmp(text, BLOOM_TEXT_PREFIX, strlen(BLOOM_TEXT_PREFIX)) != 0)
 		BF_INPUT_ERROR(escontext,
 					   (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-						errmsg("invalid input syntax for type %s", whole),
+						errmsg("invalid input syntax for type %s", typname),
 						errdetail("The text of %s %d does not start with \"%s\".",
 								  part, index, BLOOM_TEXT_PREFIX)));
 	s = pnstrdup(text, len);

@@ -158,7 +158,7 @@ extern bool bf_int_field(const char *val, int64 lo, int64 hi, int64 *out);
 extern const char *bf_filter_text_end(const char *s);
 extern struct varlena *bf_read_filter_text(const char *text, size_t len,
 										   const char *part, int index,
-										   const char *whole, Node *escontext);
+										   const char *typname, Node *escontext);
 
 /* bf_grow.c: growing filters */
 typedef struct BfGrowAdder

@@ -6,6 +6,7 @@ rerun this only to change them:  python3 test/fuzz/make_corpus.py
 """
 import base64
 import hashlib
+import json
 import os
 import struct
 
@@ -88,6 +89,11 @@ def main():
         write("names", "name-%02d" % i, name.encode())
     for i, x in enumerate([0.01, 1e-05, 0.30000000000000004, 5e-324, -0.0, 2.0**-44, 1e15]):
         write("names", "fpr-%d" % i, struct.pack("<d", x))
+    # growing filters: those of the conformance file, grown by the server
+    with open(os.path.join(HERE, "..", "conformance", "conformance.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    for i, g in enumerate(doc["growing"]):
+        write("grow", "valid-%02d" % i, base64.b64decode(g["bytes"]))
 
 
 if __name__ == "__main__":

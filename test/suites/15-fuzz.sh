@@ -2,12 +2,12 @@
 # for a bounded time from the committed seed corpus, and any crash,
 # sanitizer report or broken invariant fails the suite.  libFuzzer when
 # clang has its fuzzer runtime, else the same harnesses under replay.c.
-# BF_FUZZ_SECONDS is the fuzzing time of the whole suite (default 40).
+# BF_FUZZ_SECONDS is the fuzzing time of the whole suite (default 50).
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
-total="${BF_FUZZ_SECONDS:-40}"
-harnesses="header text base64 names"
-per=$((total / 4))
+total="${BF_FUZZ_SECONDS:-50}"
+harnesses="header text base64 names grow"
+per=$((total / 5))
 [ "$per" -ge 1 ] || per=1
 work="$(mktemp -d)"
 trap 'rm -rf "$work"; make -s clean' EXIT
