@@ -41,7 +41,10 @@ SELECT f::bytea, f::text FROM (VALUES
   (bf_add(bf_create(50), '10.0.0.1'::inet)),
   (bf_add(bf_create(50), '12:00'::time)),
   (bf_add(bf_create(50), ARRAY[1.5]::float8[])),
-  (bf_add(bf_create_sized(512, 3, 7), 42::int8))
+  (bf_add(bf_create_sized(512, 3, 7), 42::int8)),
+  (bf_create_growing(5)),
+  (bf_add_all(bf_create_growing(3, 0.01, 2, 5), ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 9, 10])),
+  (bf_add_all(bf_create_growing(2, 0.05, 3), ARRAY['a', 'b', 'c', 'd', 'e', 'f', 'g']))
 ) v(f)
 """
 
@@ -52,6 +55,7 @@ SELECT f::bytea, f::text FROM (VALUES
 # (a family mismatch, say) are answers, not findings.
 CALLS = [
     "SELECT bf_info($1)::text",
+    "SELECT array_agg(l::text) FROM bf_layers($1) l",
     "SELECT $1::text",
     "SELECT $1::bytea",
     "SELECT bf_cardinality($1)",
@@ -240,7 +244,8 @@ def mutate_text(t):
         elif op == 2:
             # a field's value replaced
             fields = [k for k in ("family=", "nhashes=", "nbits=", "seed=", "capacity=",
-                                  "fpr=", "inserted=", "bits=") if k in s]
+                                  "fpr=", "inserted=", "bits=", "ratio=", "growth=",
+                                  "layer=") if k in s]
             if fields:
                 k = rng.choice(fields)
                 a = s.index(k) + len(k)
