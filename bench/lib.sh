@@ -112,6 +112,26 @@ row() {
 	log "row: ${clean[0]} = ${clean[1]} (target ${clean[2]:-none})"
 }
 
+# CPU milliseconds the backend spends on one statement, best of BENCH_REPS:
+# utime + stime of /proc/self/stat, so that other processes of a shared
+# machine do not count
+cpu_ms() {
+	local ticks="split_part(pg_read_file('/proc/self/stat'), ' ', 14)::bigint + split_part(pg_read_file('/proc/self/stat'), ' ', 15)::bigint"
+	local hz best t
+	hz="$(getconf CLK_TCK)"
+	best=""
+	for ((i = 0; i < ${BENCH_REPS:-3}; i++)); do
+		t="$(q "SELECT $ticks AS t0 \\gset
+\\o /dev/null
+$1;
+\\o
+SELECT ($ticks - :t0) * 1000 / $hz;")"
+		log "cpu $t ms :: ${1:0:100}"
+		best="$(awk -v a="$t" -v b="$best" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }')"
+	done
+	echo "$best"
+}
+
 ratio() {
 	awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN {
 		if (b + 0 == 0) { print "n/a"; exit }

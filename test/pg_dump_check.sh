@@ -41,7 +41,10 @@ INSERT INTO filters VALUES
 	(11, bf_add(bf_create(100), ARRAY['a', 'b']::varchar[])),
 	(12, bf_add(bf_create(100), ARRAY['ab']::char(2)[])),
 	(13, bf_add(bf_create(100), '[1,5)'::"odd schema"."span (days)")),
-	(14, bf_add(bf_create(100), ROW(1, '10:30'::time)));
+	(14, bf_add(bf_create(100), ROW(1, '10:30'::time))),
+	-- growing filters: grown through layers, and of a non-portable type
+	(15, bf_add_all(bf_create_growing(100), ARRAY(SELECT generate_series(1, 5000)))),
+	(16, bf_add_all(bf_create_growing(2), ARRAY['10:30'::time, '11:30', '12:30', '13:30']));
 SQL
 psql_q -d $src -c "SELECT id, md5(f::text) FROM filters ORDER BY id" > $dump.before
 pg_dump -Fc -f $dump $src || exit 1
@@ -50,7 +53,7 @@ psql_q -d $dst -c "CREATE TYPE unrelated AS ENUM ('x', 'y', 'z'); DROP TYPE unre
 pg_restore -d $dst $dump || { echo "FAIL pg_restore"; failed=$((failed + 1)); }
 psql_q -d $dst -c "SELECT id, md5(f::text) FROM filters ORDER BY id" > $dump.after
 
-check "same rows" "$(wc -l < $dump.after)" "14"
+check "same rows" "$(wc -l < $dump.after)" "16"
 while read -r line; do
 	id=${line%%|*}
 	check "bytes of filter $id" "$(grep "^$id|" $dump.after)" "$line"
@@ -68,6 +71,8 @@ check "varchar[]" "$(psql_q -d $dst -c "SELECT bf_contains(f, ARRAY['a', 'b']::v
 check "bpchar[]" "$(psql_q -d $dst -c "SELECT bf_contains(f, ARRAY['ab']::bpchar[]) FROM filters WHERE id = 12")" "t"
 check "odd type name" "$(psql_q -d $dst -c "SELECT bf_contains(f, '[1,5)'::\"odd schema\".\"span (days)\") FROM filters WHERE id = 13")" "t"
 check "record with a non-portable field" "$(psql_q -d $dst -c "SELECT bf_contains(f, ROW(1, '10:30'::time)) FROM filters WHERE id = 14")" "t"
+check "growing" "$(psql_q -d $dst -c "SELECT count(*) FROM bf_layers((SELECT f FROM filters WHERE id = 15)) HAVING bool_and(bf_contains_all((SELECT f FROM filters WHERE id = 15), ARRAY(SELECT generate_series(1, 5000))))")" "6"
+check "growing, non-portable" "$(psql_q -d $dst -c "SELECT bf_contains(f, '13:30'::time) AND (SELECT count(*) FROM bf_layers(f)) = 2 FROM filters WHERE id = 16")" "t"
 
 # a filter of a dropped non-portable type has no text form that could be
 # read back: pg_dump must fail with a clear error, not write a dump that

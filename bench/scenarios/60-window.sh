@@ -17,24 +17,6 @@
 # row subtract the same query without the filter.
 # Sourced by run-inner.sh with lib.sh loaded (q, row, ratio).
 
-# CPU milliseconds the backend spends on one statement, best of BENCH_REPS
-cpu_ms() {
-	local ticks="split_part(pg_read_file('/proc/self/stat'), ' ', 14)::bigint + split_part(pg_read_file('/proc/self/stat'), ' ', 15)::bigint"
-	local hz best t
-	hz="$(getconf CLK_TCK)"
-	best=""
-	for ((i = 0; i < ${BENCH_REPS:-3}; i++)); do
-		t="$(q "SELECT $ticks AS t0 \\gset
-\\o /dev/null
-$1;
-\\o
-SELECT ($ticks - :t0) * 1000 / $hz;")"
-		log "60-window: cpu $t ms :: ${1:0:100}"
-		best="$(awk -v a="$t" -v b="$best" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }')"
-	done
-	echo "$best"
-}
-
 C="${BENCH_WINDOW_CAPACITY:-100000}"
 N="${BENCH_WINDOW_LOOKUPS:-5000000}"
 B=1000000000000
