@@ -54,11 +54,12 @@ export declare class NonPortableError extends BloomFilterError {}
 /** A change set that cannot be applied; fetch the whole value. */
 export declare class PatchError extends BloomFilterError {}
 
-/** bf_info, in camelCase. */
+/** bf_info, in camelCase.  Of a growing filter: sums over its layers (FORMAT.md §9.5). */
 export interface FilterInfo {
-  layout: 'blocked';
+  layout: 'blocked' | 'growing';
   nbits: number;
-  nhashes: number;
+  /** null for a growing filter, whose layers differ. */
+  nhashes: number | null;
   seed: bigint;
   bytes: number;
   capacity: bigint | null;
@@ -73,6 +74,23 @@ export interface FilterInfo {
   portable: boolean;
 }
 
+/** One layer of a filter (bf_layers): a plain filter is one layer. */
+export interface LayerInfo {
+  nbits: number;
+  nhashes: number;
+  /** 0n: sized explicitly. */
+  capacity: bigint;
+  /** 0: sized explicitly. */
+  targetFpr: number;
+  inserted: bigint;
+}
+
+/**
+ * A bloomfilter value: plain (docs/FORMAT.md §1) or growing (§9, made by
+ * bf_create_growing), read by the same entry points.  A growing filter is
+ * tested, compared and inspected here; add, addHash, union and intersect
+ * refuse it (BloomFilterError, SQLSTATE 0A000): it is added to on the server.
+ */
 export declare class BloomFilter {
   private constructor();
   /** Parse `filter::bytea` (or a binary result); the bytes are copied. */
@@ -92,15 +110,28 @@ export declare class BloomFilter {
   readonly familyId: number;
   /** Field family names of a record filter, else null. */
   readonly fields: FamilyName[] | null;
-  readonly nhashes: number;
+  /** null for a growing filter, whose layers differ (see layers). */
+  readonly nhashes: number | null;
+  /** Of every layer, for a growing filter. */
   readonly nblocks: number;
   readonly nbits: number;
   readonly seed: bigint;
+  /** Of a growing filter: of its layers so far. */
   readonly capacity: bigint;
+  /** Of a growing filter: the whole filter's target. */
   readonly targetFpr: number;
+  /** Of a growing filter: summed over its layers. */
   readonly inserted: bigint;
   readonly portable: boolean;
   readonly byteLength: number;
+  /** True for a growing filter (bf_create_growing). */
+  readonly isGrowing: boolean;
+  /** A growing filter's growth factor; null for a plain filter. */
+  readonly growth: number | null;
+  /** A growing filter's tightening ratio; null for a plain filter. */
+  readonly ratio: number | null;
+  /** Each layer's parameters, as bf_layers (one for a plain filter). */
+  readonly layers: LayerInfo[];
 
   /** False if the value was definitely never added; true if it probably was. */
   contains(value: KeyValue): boolean;
@@ -108,14 +139,14 @@ export declare class BloomFilter {
   containsHash(hash: bigint): boolean;
   /** The unsigned 64-bit hash of the value in this filter. */
   hash(value: KeyValue): bigint;
-  /** Add a value in place; true if a bit changed. */
+  /** Add a value in place; true if a bit changed.  Refused for a growing filter. */
   add(value: KeyValue): boolean;
   addHash(hash: bigint): boolean;
-  /** bf_union: a new filter. */
+  /** bf_union: a new filter.  Refused for growing filters. */
   union(other: BloomFilter): BloomFilter;
   /** bf_intersect: a new filter. */
   intersect(other: BloomFilter): BloomFilter;
-  /** The = operator: same parameters and bits. */
+  /** The = operator: same parameters and bits (a growing filter never equals a plain one). */
   equals(other: BloomFilter): boolean;
   bitsSet(): number;
   /** bf_fpr: the false-positive rate of the bits as they are. */

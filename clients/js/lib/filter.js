@@ -1,7 +1,10 @@
 'use strict';
 // A bloomfilter value held locally: parsed from its bytes or text form,
 // tested and extended with the server's typed hashing, combined, and
-// described with the server's estimates (docs/FORMAT.md §1-§6).
+// described with the server's estimates (docs/FORMAT.md §1-§6).  A value of
+// the growing form (§9) is a BloomFilter too: it holds its layers, each a
+// plain BloomFilter over its part of the bytes, and answers true when any
+// layer does; adding to it and set algebra are left to the server.
 
 const { BloomFilterError, NonPortableError, SQLSTATE } = require('./errors');
 const { FAMILY, FAMILY_NAMES, recordFields, familyText } = require('./families');
@@ -13,6 +16,11 @@ const { canonicalBytes, inferFamily, inferRecordFields, isNull } = require('./en
 const { testHash, setHash } = require('./probe');
 const { xxh3 } = require('./xxh3');
 const stats = require('./stats');
+const {
+  isGrowing, isGrowingText, readGrowing, parseGrowingText, formatGrowingText, refuseGrowing,
+} = require('./growing');
+
+const I64_MAX = 2n ** 63n - 1n;
 
 // the 64-bit hash split into 32-bit halves without BigInt arithmetic
 const H = new DataView(new ArrayBuffer(8));
@@ -37,11 +45,30 @@ function familyOf(value) {
   return { family, fields, detail: detail >>> 0 };
 }
 
+// a sum of non-negative BigInts that stops at max, as the server's bf_info does
+function capped(values, max) {
+  let sum = 0n;
+  for (const v of values) sum = v > max - sum ? max : sum + v;
+  return sum;
+}
+
 class BloomFilter {
-  /** Use BloomFilter.fromBytes, fromText or empty. `value` is owned by the filter. */
-  constructor(value, header) {
+  /**
+   * Use BloomFilter.fromBytes, fromText or empty. `value` is owned by the
+   * filter.  A plain filter has `header` (or reads it); a growing one has
+   * `growing`, what readGrowing found in `value`.
+   */
+  constructor(value, header, growing = null) {
     this._value = value;
-    this._h = header || readHeader(value);
+    this._grow = growing;
+    if (growing) {
+      // the layers share the bytes; layer 0 gives family, seed and flags
+      this._layers = growing.layers.map(({ offset, length, h }) => new BloomFilter(value.subarray(offset, offset + length), h));
+      this._h = this._layers[0]._h;
+    } else {
+      this._layers = null;
+      this._h = header || readHeader(value);
+    }
     this._sync();
   }
 
@@ -54,11 +81,15 @@ class BloomFilter {
 
   /** Parse the bytes of `filter::bytea` (or binary COPY / a binary result); they are copied. */
   static fromBytes(bytes) {
-    return new BloomFilter(new Uint8Array(toBytes(bytes))); // a copy, even of a Buffer
+    return wrap(new Uint8Array(toBytes(bytes))); // a copy, even of a Buffer
   }
 
-  /** Parse the text form (`filter::text`). */
+  /** Parse the text form (`filter::text`), plain or growing. */
   static fromText(text) {
+    if (typeof text === 'string' && isGrowingText(text)) {
+      const { bytes, g } = parseGrowingText(text);
+      return new BloomFilter(bytes, null, g);
+    }
     return new BloomFilter(parseText(text));
   }
 
@@ -93,17 +124,34 @@ class BloomFilter {
   get familyId() { return this._h.family; }
   /** Field family names of a record filter, else null. */
   get fields() { return this._fields ? this._fields.map((f) => FAMILY_NAMES[f]) : null; }
-  get nhashes() { return this._h.nhashes; }
-  get nblocks() { return this._h.nblocks; }
-  get nbits() { return 512 * this._h.nblocks; }
+  /** Bits set per value; null for a growing filter, whose layers differ (see layers). */
+  get nhashes() { return this._layers ? null : this._h.nhashes; }
+  /** Blocks (of every layer of a growing filter). */
+  get nblocks() { return this._layers ? this._layers.reduce((n, l) => n + l.nblocks, 0) : this._h.nblocks; }
+  get nbits() { return 512 * this.nblocks; }
   /** The seed as stored: a signed 64-bit BigInt. */
   get seed() { return this._h.seed; }
-  get capacity() { return this._h.capacity; }
-  get targetFpr() { return this._h.fpr; }
-  get inserted() { return this._h.inserted; }
+  /** The capacity sized for (0n: sized explicitly); of a growing filter, of its layers so far. */
+  get capacity() { return this._layers ? capped(this._layers.map((l) => l.capacity), I64_MAX) : this._h.capacity; }
+  /** The rate sized for (0: sized explicitly); of a growing filter, the whole filter's. */
+  get targetFpr() { return this._grow ? this._grow.fpr : this._h.fpr; }
+  /** Adds that changed a bit (summed over the layers of a growing filter). */
+  get inserted() { return this._layers ? capped(this._layers.map((l) => l.inserted), MAX_INSERTED) : this._h.inserted; }
   get portable() { return this._portable; }
   /** Size of the value in bytes (header and bits). */
   get byteLength() { return this._value.length; }
+  /** True for the growing form (bf_create_growing, FORMAT.md §9). */
+  get isGrowing() { return this._layers !== null; }
+  /** Growth factor of a growing filter's layers; null for a plain filter. */
+  get growth() { return this._grow ? this._grow.growth : null; }
+  /** Tightening ratio of a growing filter's rates; null for a plain filter. */
+  get ratio() { return this._grow ? this._grow.ratio : null; }
+  /** Each layer's header fields, as bf_layers: one for a plain filter. */
+  get layers() {
+    return (this._layers || [this]).map((l) => ({
+      nbits: l.nbits, nhashes: l.nhashes, capacity: l.capacity, targetFpr: l.targetFpr, inserted: l.inserted,
+    }));
+  }
 
   _requirePortable() {
     if (!this._portable) {
@@ -134,14 +182,24 @@ class BloomFilter {
     if (!this._portable) this._requirePortable();
     if (this._h.family === FAMILY.none || isNull(value)) return false;
     H.setBigUint64(0, this._hashOf(value), true);
-    return testHash(this._value, this._h.nblocks, this._h.nhashes, H.getUint32(4, true), H.getUint32(0, true));
+    return this._test(H.getUint32(4, true), H.getUint32(0, true));
   }
 
   /** As contains, for a hash already computed (an unsigned or signed 64-bit BigInt). */
   containsHash(h) {
     if (this._h.family === FAMILY.none) return false;
     H.setBigUint64(0, u64(h), true);
-    return testHash(this._value, this._h.nblocks, this._h.nhashes, H.getUint32(4, true), H.getUint32(0, true));
+    return this._test(H.getUint32(4, true), H.getUint32(0, true));
+  }
+
+  // the hash (hi, lo) against the bits; a growing filter: against any layer (§9.2)
+  _test(hi, lo) {
+    const layers = this._layers;
+    if (layers === null) return testHash(this._value, this._h.nblocks, this._h.nhashes, hi, lo);
+    for (let i = 0; i < layers.length; i++) {
+      if (layers[i]._test(hi, lo)) return true;
+    }
+    return false;
   }
 
   /**
@@ -149,6 +207,7 @@ class BloomFilter {
    * value's family.  Returns true if a bit changed; adding NULL does nothing.
    */
   add(value) {
+    if (this._layers) throw refuseGrowing('add');
     this._requirePortable();
     if (isNull(value)) return false;
     if (this._h.family === FAMILY.none) {
@@ -171,6 +230,7 @@ class BloomFilter {
 
   /** As add, for a hash already computed; the filter must have a family. */
   addHash(h) {
+    if (this._layers) throw refuseGrowing('addHash');
     if (this._h.family === FAMILY.none) {
       throw new BloomFilterError('the filter has no element family yet', SQLSTATE.INVALID_PARAMETER,
         'Add a value first, so that the filter knows how its values are hashed.');
@@ -200,6 +260,7 @@ class BloomFilter {
 
   _combine(other, intersect) {
     if (!(other instanceof BloomFilter)) throw new TypeError('expected a BloomFilter');
+    if (this._layers || other._layers) throw refuseGrowing(intersect ? 'intersect' : 'union');
     stats.checkCompatible(this._h, other._h);
     const value = new Uint8Array(this._value);
     const a = new Uint32Array(value.buffer, HEADER_BYTES);
@@ -229,30 +290,62 @@ class BloomFilter {
     return new Uint32Array(new Uint8Array(this._value.subarray(HEADER_BYTES)).buffer);
   }
 
-  /** Same parameters and bits (the inserted count aside), as the = operator. */
+  /**
+   * Same parameters and bits (the inserted counts aside), as the =
+   * operator (§6.5, §9.5): a growing filter never equals a plain one.
+   */
   equals(other) {
-    if (!(other instanceof BloomFilter) || other._value.length !== this._value.length) return false;
+    if (!(other instanceof BloomFilter) || other._value.length !== this._value.length ||
+        other.isGrowing !== this.isGrowing) return false;
     const a = this._value;
     const b = other._value;
-    for (let i = 0; i < a.length; i++) {
-      if (a[i] !== b[i] && (i < 32 || i >= 40)) return false;
+    // every byte but each layer's inserted (offsets 32-39 of the layer); equal
+    // bytes before a layer's end mean the same layers in b
+    let from = 0;
+    for (const { offset } of this._grow ? this._grow.layers : [{ offset: 0 }]) {
+      for (let i = from; i < offset + 32; i++) if (a[i] !== b[i]) return false;
+      from = offset + 40;
     }
+    for (let i = from; i < a.length; i++) if (a[i] !== b[i]) return false;
     return true;
   }
 
-  /** Number of bits set. */
+  /** Number of bits set (in every layer). */
   bitsSet() {
+    if (this._layers) return this._layers.reduce((n, l) => n + l.bitsSet(), 0);
     return stats.popcount(this._words());
+  }
+
+  /**
+   * The fill and the estimates of §6.1-6.2; of a growing filter, summed
+   * over the layers, the rate that of any layer answering (§9.5).
+   */
+  _fill() {
+    if (this._layers === null) {
+      const h = this._h;
+      const { fpr, bitsSet } = stats.fillFpr(this._words(), h.nblocks, h.nhashes);
+      return { fpr, bitsSet, cardinality: stats.cardinality(bitsSet, h.nblocks, h.nhashes) };
+    }
+    let fpr = 0;
+    let bitsSet = 0;
+    let cardinality = 0;
+    for (const l of this._layers) {
+      const f = l._fill();
+      bitsSet += f.bitsSet;
+      cardinality += f.cardinality;
+      fpr = fpr + f.fpr - fpr * f.fpr;
+    }
+    return { fpr, bitsSet, cardinality };
   }
 
   /** The false-positive rate of the bits as they are (§6.2), as bf_fpr. */
   fpr() {
-    return stats.fillFpr(this._words(), this._h.nblocks, this._h.nhashes).fpr;
+    return this._fill().fpr;
   }
 
   /** Estimated number of distinct values added (§6.1), as bf_cardinality. */
   cardinality() {
-    return stats.cardinality(this.bitsSet(), this._h.nblocks, this._h.nhashes);
+    return this._fill().cardinality;
   }
 
   /** True when the current rate exceeds the target (§6.3), as bf_saturated. */
@@ -263,22 +356,24 @@ class BloomFilter {
   /** Parameters, fill and estimates, as bf_info. */
   info() {
     const h = this._h;
-    const { fpr, bitsSet } = stats.fillFpr(this._words(), h.nblocks, h.nhashes);
-    const nbits = 512 * h.nblocks;
+    const { fpr, bitsSet, cardinality } = this._fill();
+    const nbits = this.nbits;
+    const capacity = this.capacity;
+    const target = this.targetFpr;
     return {
-      layout: 'blocked',
+      layout: this._layers ? 'growing' : 'blocked',
       nbits,
-      nhashes: h.nhashes,
+      nhashes: this.nhashes,
       seed: h.seed,
       bytes: this._value.length,
-      capacity: h.capacity === 0n ? null : h.capacity,
-      targetFpr: h.fpr === 0 ? null : h.fpr,
-      inserted: h.inserted,
+      capacity: capacity === 0n ? null : capacity,
+      targetFpr: target === 0 ? null : target,
+      inserted: this.inserted,
       bitsSet,
       fillRatio: bitsSet / nbits,
-      estimatedCardinality: stats.cardinality(bitsSet, h.nblocks, h.nhashes),
+      estimatedCardinality: cardinality,
       estimatedFpr: fpr,
-      saturated: h.fpr > 0 ? fpr > h.fpr : bitsSet > nbits / 2,
+      saturated: target > 0 ? fpr > target : bitsSet > nbits / 2,
       elementType: h.family === FAMILY.other ? `other(oid ${h.detail})` : familyText(h.family, h.detail),
       portable: this.portable,
     };
@@ -291,12 +386,25 @@ class BloomFilter {
 
   /** The text form, as the server prints it. */
   toText() {
+    if (this._grow) return formatGrowingText(this._grow, this._value);
     return formatText(this._h, this._value.subarray(HEADER_BYTES));
   }
 
   toString() {
+    if (this._layers) {
+      return `BloomFilter(${this.family}, growing, layers=${this._layers.length}, nbits=${this.nbits}, seed=${this.seed})`;
+    }
     return `BloomFilter(${this.family}, nbits=${this.nbits}, nhashes=${this.nhashes}, seed=${this.seed})`;
   }
 }
 
-module.exports = { BloomFilter, familyOf, toBytes };
+/**
+ * A filter over `value` (owned by it), plain or growing by its magic,
+ * checked as the server reads bytes; `code` is the SQLSTATE of a bad value.
+ */
+function wrap(value, code = SQLSTATE.INVALID_BINARY) {
+  if (isGrowing(value)) return new BloomFilter(value, null, readGrowing(value, code));
+  return new BloomFilter(value, readHeader(value, code));
+}
+
+module.exports = { BloomFilter, familyOf, toBytes, wrap };

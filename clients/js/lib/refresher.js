@@ -13,7 +13,7 @@
 // only while refreshes fail; status().ageMs says how long).
 
 const { BloomFilterError } = require('./errors');
-const { BloomFilter } = require('./filter');
+const { BloomFilter, wrap } = require('./filter');
 const { parsePatch, applyPatch, PatchError } = require('./patch');
 
 const DEFAULT_INTERVAL_MS = 1000;
@@ -98,7 +98,7 @@ class Refresher {
         full = patch.full;
         received = bytes.length;
       }
-      const filter = full ? BloomFilter.fromBytes(value) : new BloomFilter(value);
+      const filter = full ? BloomFilter.fromBytes(value) : wrap(value); // plain or growing
       // the swap: one assignment, after everything has been checked
       this._filter = filter;
       this._lsn = r.nextLsn === undefined ? null : r.nextLsn;

@@ -162,4 +162,4 @@ function formatText(h, bits) {
     ` fpr=${formatFpr(h.fpr)} inserted=${h.inserted} bits=${base64.encode(bits)}`;
 }
 
-module.exports = { parseText, formatText, formatFpr, parseFpr };
+module.exports = { parseText, formatText, formatFpr, parseFpr, token, parseI64, parseU64 };

@@ -208,3 +208,62 @@ test('the text forms the server accepts are the ones this client accepts', async
     assert.deepStrictEqual(local && Buffer.from(local), server, `server and client differ on ${JSON.stringify(v.slice(0, 140))}`);
   }
 });
+
+test('a growing filter read through node-postgres answers as bf_contains, and the same text forms are accepted', async () => {
+  const sql = 'SELECT bf_add_all(bf_create_growing(10, 0.01), ARRAY(SELECT generate_series(1, 500)))';
+  const types = new pg.TypeOverrides();
+  await registerBloomfilterType(pool, types);
+  const c = new pg.Client({ database: DB, types });
+  await c.connect();
+  const row = (await c.query(`SELECT f, f::bytea AS b, f::text AS t, (SELECT count(*)::int FROM bf_layers(f)) AS n FROM (${sql} AS f) s`)).rows[0];
+  await c.end();
+  const f = row.f;
+  assert.ok(f instanceof BloomFilter && f.isGrowing);
+  assert.ok(f.layers.length > 1, 'the filter grew');
+  assert.strictEqual(f.layers.length, row.n);
+  assert.strictEqual(f.toText(), row.t);
+  const fb = BloomFilter.fromBytes(row.b);
+  assert.deepStrictEqual(fb.toBytes(), f.toBytes());
+  for (let k = 1; k <= 500; k++) assert.strictEqual(f.contains(k), true, `member ${k}`);
+
+  // absent keys, false positives included, as the server answers them
+  const probes = Array.from({ length: 5000 }, (_, i) => 501 + i);
+  const r = await pool.query({
+    text: `SELECT bf_contains(f, k) AS m FROM (${sql} AS f) s, unnest($1::int4[]) WITH ORDINALITY AS u(k, n) ORDER BY n`,
+    values: [probes],
+  });
+  probes.forEach((k, i) => assert.strictEqual(f.contains(k), r.rows[i].m, `probe ${k}`));
+
+  // add and set algebra are the server's; the client refuses them
+  assert.throws(() => f.add(501), (err) => err.code === '0A000');
+  assert.throws(() => f.union(fb), (err) => err.code === '0A000');
+  await assert.rejects(pool.query(`SELECT bf_union(f, f) FROM (${sql} AS f) s`), (err) => err.code === '0A000');
+
+  // the server and this client accept and refuse the same text forms
+  const t = row.t;
+  const edits = [
+    ['capacity=10', 'capacity=010'], ['capacity=10', 'capacity=11'], ['fpr=0.01', 'fpr=1e-2'], ['fpr=0.01', 'fpr=0.02'],
+    ['ratio=0.9', 'ratio=0.90'], ['ratio=0.9', 'ratio=9e-1'], ['growth=2', 'growth=02'], ['growth=2', 'growth=3'],
+    ['bloomgrowing:1 ', 'bloomgrowing:1  '], [' layer=', '  layer='], ['inserted=10 ', 'inserted=010 '],
+    ['bloomgrowing:1', 'bloomgrowing:2'],
+  ];
+  const variants = [t, `${t} `, t.slice(0, t.indexOf(' layer=')), t.split(' layer=').slice(0, 3).join(' layer='),
+    t.split(' layer=').filter((_, i) => i !== 2).join(' layer=')];
+  for (const [from, to] of edits) variants.push(t.replace(from, to));
+  for (const v of variants) {
+    let server;
+    try {
+      server = (await pool.query('SELECT $1::bloomfilter::bytea AS b', [v])).rows[0].b;
+    } catch (e) {
+      server = null;
+    }
+    let local;
+    try {
+      local = BloomFilter.fromText(v).toBytes();
+    } catch (e) {
+      assert.strictEqual(e.code, '22P02');
+      local = null;
+    }
+    assert.deepStrictEqual(local && Buffer.from(local), server, `server and client differ on ${JSON.stringify(v.slice(0, 140))}`);
+  }
+});

@@ -3,7 +3,7 @@
 import {
   BloomFilter, BloomWindow, micros, typed, bfHash, setXxh3, BloomFilterError, NonPortableError, PatchError,
   parsePatch, applyPatch, Refresher, bloomfilterOid, registerBloomfilterType, registerBloomwindowType,
-  trackedSource, indexSource, version, ChangeSource, Queryable, FilterInfo,
+  trackedSource, indexSource, version, ChangeSource, Queryable, FilterInfo, LayerInfo,
 } from '../../index';
 import { hashWasmXxh3 } from '../../hash-wasm';
 
@@ -24,7 +24,13 @@ async function main(): Promise<void> {
   e.addHash(h);
   const u: BloomFilter = f.union(g).intersect(g);
   const info: FilterInfo = u.info();
-  const n: number = info.bitsSet + u.fpr() + u.cardinality() + f.nbits + f.nblocks + f.nhashes;
+  const n: number = info.bitsSet + u.fpr() + u.cardinality() + f.nbits + f.nblocks + (f.nhashes ?? 0);
+  // a growing filter (bf_create_growing) is read by the same entry points
+  const layers: LayerInfo[] = f.layers;
+  const grown: boolean = f.isGrowing && layers.length > 1 && f.growth !== null && (f.ratio ?? 0) < 1 &&
+    layers[0].nhashes + layers[0].nbits > 0 && layers[0].capacity >= 0n && layers[0].targetFpr < 1 && layers[0].inserted >= 0n;
+  const layout: 'blocked' | 'growing' = info.layout;
+  log(grown, layout);
   const s: bigint = f.seed + f.inserted + f.capacity;
   const fam: string = f.family;
   const sat: boolean = u.saturated() && u.equals(f) && f.portable && ok;

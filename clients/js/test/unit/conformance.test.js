@@ -119,3 +119,47 @@ test('malformed windows', () => {
     assert.throws(() => BloomWindow.fromBytes(b64(m.bytes)), (err) => err.code === m.sqlstate, m.name);
   }
 });
+
+// growing filters (FORMAT.md §9): the same entry points read them; every
+// probe, the text and bytes, the layers and the estimates as the server's
+test('growing entries are in the file', () => {
+  assert.ok(data.growing.length > 0 && data.malformed_growing.length > 0);
+});
+
+for (const g of data.growing) {
+  test(`growing ${g.name}`, () => {
+    const bytes = b64(g.bytes);
+    const fb = BloomFilter.fromBytes(bytes);
+    const ft = BloomFilter.fromText(g.text);
+    assert.ok(fb.isGrowing && ft.isGrowing);
+    assert.deepStrictEqual(ft.toBytes(), bytes, 'text and bytes parse to the same value');
+    assert.deepStrictEqual(fb.toBytes(), bytes);
+    assert.strictEqual(fb.toText(), g.text, 'prints the server\'s text form');
+    assert.strictEqual(ft.toText(), g.text);
+    assert.ok(fb.equals(ft));
+    assert.strictEqual(fb.layers.length, g.layers);
+    assert.strictEqual(ft.layers.length, g.layers);
+    for (const p of g.probes) {
+      const key = keyValue(p.key);
+      assert.strictEqual(fb.contains(key), p.expect, JSON.stringify(p.key));
+      assert.strictEqual(ft.contains(key), p.expect, JSON.stringify(p.key));
+    }
+    if (g.info) {
+      const i = fb.info();
+      assert.strictEqual(i.layout, 'growing');
+      assert.ok(close(i.estimatedFpr, g.info.fpr), `fpr ${i.estimatedFpr} vs ${g.info.fpr}`);
+      assert.ok(close(i.estimatedCardinality, g.info.cardinality), `cardinality ${i.estimatedCardinality} vs ${g.info.cardinality}`);
+      assert.strictEqual(i.saturated, g.info.saturated);
+      assert.strictEqual(i.bitsSet, g.info.bits_set);
+      assert.ok(close(fb.fpr(), g.info.fpr) && close(fb.cardinality(), g.info.cardinality));
+      assert.strictEqual(fb.saturated(), g.info.saturated);
+      assert.strictEqual(fb.bitsSet(), g.info.bits_set);
+    }
+  });
+}
+
+test('every malformed growing value is rejected with its SQLSTATE', () => {
+  for (const x of data.malformed_growing) {
+    assert.throws(() => BloomFilter.fromBytes(b64(x.bytes)), (err) => err.code === x.sqlstate, `bytes: ${x.name}`);
+  }
+});
