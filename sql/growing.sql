@@ -133,6 +133,23 @@ SELECT bg_err($$SELECT bf_contains(bf_add(bf_create_growing(2), 1), 'x'::text)$$
 SELECT bf_contains(bf_create_growing(10), 1), bf_contains(bf_create_growing(10), 'x'::text);
 
 --
+-- per-group growing filters kept by bf_sync_into: a target row whose
+-- filter starts as bf_create_growing keeps growing, statement by statement
+--
+CREATE TABLE bg_users (user_id int PRIMARY KEY, seen bloomfilter);
+CREATE TABLE bg_reads (user_id int, article_id bigint);
+CREATE TRIGGER bg_sync AFTER INSERT ON bg_reads
+	REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+	EXECUTE FUNCTION bf_sync_into('bg_users', 'user_id', 'seen', 'user_id', 'article_id');
+INSERT INTO bg_users VALUES (1, bf_create_growing(10)), (2, NULL);
+INSERT INTO bg_reads SELECT 1 + g % 2, g FROM generate_series(1, 100) g;
+INSERT INTO bg_reads SELECT 1 + g % 2, g FROM generate_series(101, 400) g;
+SELECT user_id, (bf_info(seen)).layout, (SELECT count(*) FROM bf_layers(seen)) AS layers,
+	   (SELECT count(*) FROM bg_reads r WHERE r.user_id = u.user_id AND NOT bf_contains(u.seen, r.article_id)) AS missed
+FROM bg_users u ORDER BY user_id;
+DROP TABLE bg_reads, bg_users;
+
+--
 -- bf_clear keeps the first layer, emptied, and the family
 --
 SELECT layer, capacity, inserted, bits_set FROM bf_layers(bf_clear((SELECT f FROM bg WHERE id = 1)));

@@ -664,7 +664,7 @@ test_value_other(const BfFilter *f, BfTypeInfo *ti, Datum value)
 	if (f->hdr.family == BF_FAMILY_NONE)
 		return false;			/* nothing was ever added */
 	if (f->hdr.family == BF_FAMILY_GROWING)
-		return bf_grow_test(f->vl, ti, value);
+		return bf_grow_test(f, ti, value);
 	bf_check_family((BloomHeader *) &f->hdr, NULL, ti, false);
 	return bloom_test_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes,
 						   bf_hash_datum(ti, value, f->hdr.seed));

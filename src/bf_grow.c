@@ -163,7 +163,7 @@ bf_grow_adder_add(BfGrowAdder *a, Datum value)
 	}
 	h = bf_hash_datum(a->ti, value, gh->first.seed);
 	/* a key some layer holds already is not added again */
-	if (bloom_grow_test_hash(BF_PAYLOAD(a->vl), gh, h))
+	if (bloom_grow_test_hash(BF_PAYLOAD(a->vl), h))
 		return;
 	if (gh->newest.inserted >= (uint64) gh->newest.capacity)
 		append_layer(a);
@@ -178,19 +178,27 @@ bf_grow_adder_add(BfGrowAdder *a, Datum value)
 
 /* ---- testing ---- */
 
-/* test_value of bf_funcs.c for a growing filter (value prepared) */
+/*
+ * test_value of bf_funcs.c for a growing filter (value prepared).  f was
+ * validated when fetched: its header is layer 0's but for the family,
+ * which is read from the bytes.
+ */
 bool
-bf_grow_test(const struct varlena *vl, BfTypeInfo *ti, Datum value)
+bf_grow_test(const BfFilter *f, BfTypeInfo *ti, Datum value)
 {
-	BloomGrowHeader gh;
+	const uint8 *payload = BF_PAYLOAD(f->vl);
+	uint8		family = payload[BLOOM_GROW_HEADER_SIZE + BLOOM_FAMILY_OFFSET];
 
-	bf_grow_read(vl, &gh, ERRCODE_DATA_CORRUPTED);
-	if (gh.first.family == BF_FAMILY_NONE)
+	if (family == BF_FAMILY_NONE)
 		return false;			/* nothing was ever added */
-	if (gh.first.family != ti->family || gh.first.detail != ti->detail)
-		bf_check_family(&gh.first, NULL, ti, false);
-	return bloom_grow_test_hash(BF_PAYLOAD(vl), &gh,
-								bf_hash_datum(ti, value, gh.first.seed));
+	if (family != ti->family || f->hdr.detail != ti->detail)
+	{
+		BloomHeader first = f->hdr;
+
+		first.family = family;
+		bf_check_family(&first, NULL, ti, false);
+	}
+	return bloom_grow_test_hash(payload, bf_hash_datum(ti, value, f->hdr.seed));
 }
 
 /* ---- clearing ---- */

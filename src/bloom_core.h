@@ -256,6 +256,17 @@ bloom_block_set(uint8_t *block, int k, uint64_t h)
 	return changed != 0;
 }
 
+/* ask the CPU to fetch the cache line at p ahead of a read or write */
+static inline void
+bloom_prefetch(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(p, 1, 3);
+#else
+	(void) p;
+#endif
+}
+
 /*
  * Ask the CPU to fetch the block of hash h ahead of bloom_set_hash or
  * bloom_test_hash: callers that batch hashes overlap the cache misses.
@@ -263,13 +274,7 @@ bloom_block_set(uint8_t *block, int k, uint64_t h)
 static inline void
 bloom_prefetch_hash(const uint8_t *bits, uint64_t nblocks, uint64_t h)
 {
-#if defined(__GNUC__) || defined(__clang__)
-	__builtin_prefetch(bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES, 1, 3);
-#else
-	(void) bits;
-	(void) nblocks;
-	(void) h;
-#endif
+	bloom_prefetch(bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES);
 }
 
 /* true = probably added; false = definitely not; one block as above */

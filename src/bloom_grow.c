@@ -243,20 +243,28 @@ bloom_grow_next_layer(const uint8_t *buf, const BloomGrowHeader *gh,
 }
 
 bool
-bloom_grow_test_hash(const uint8_t *buf, const BloomGrowHeader *gh, uint64_t h)
+bloom_grow_test_hash(const uint8_t *buf, uint64_t h)
 {
+	const uint8_t *block[BLOOM_GROW_MAX_LAYERS];
+	int			k[BLOOM_GROW_MAX_LAYERS];
+	int			n = bloom_load_u16(buf + 6);
 	size_t		off = BLOOM_GROW_HEADER_SIZE;
 
-	for (int i = 0; i < gh->nlayers; i++)
+	/* every layer's block first, so that their cache misses overlap */
+	for (int i = 0; i < n; i++)
 	{
 		const uint8_t *layer = buf + off;
 		uint64_t	nblocks = bloom_load_u64(layer + 24);
 
-		if (bloom_test_hash(layer + BLOOM_HEADER_SIZE, nblocks,
-							bloom_load_u16(layer + 10), h))
-			return true;
+		block[i] = layer + BLOOM_HEADER_SIZE + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES;
+		k[i] = bloom_load_u16(layer + 10);
+		bloom_prefetch(block[i]);
 		off += bloom_total_size(nblocks);
 	}
+	/* newest first: it holds the most keys */
+	for (int i = n - 1; i >= 0; i--)
+		if (bloom_block_test(block[i], k[i], h))
+			return true;
 	return false;
 }
 

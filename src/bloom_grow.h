@@ -130,9 +130,11 @@ bloom_grow_length(const BloomGrowHeader *gh)
 		(size_t) gh->total_blocks * BLOOM_BLOCK_BYTES;
 }
 
-/* true = probably added to some layer; buf must have been validated */
-extern bool bloom_grow_test_hash(const uint8_t *buf, const BloomGrowHeader *gh,
-								 uint64_t h);
+/*
+ * true = probably added to some layer.  buf must have been validated; only
+ * its bytes are read, so that a lookup needs no decoded header.
+ */
+extern bool bloom_grow_test_hash(const uint8_t *buf, uint64_t h);
 
 /*
  * Write family, flags and family detail of layer 0 into every other

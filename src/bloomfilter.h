@@ -185,7 +185,7 @@ bf_grow_read(const struct varlena *vl, BloomGrowHeader *gh, int sqlstate)
 extern void bf_grow_refuse(void);
 extern void bf_grow_adder_init(BfGrowAdder *a, struct varlena *vl, BfTypeInfo *ti);
 extern void bf_grow_adder_add(BfGrowAdder *a, Datum value);
-extern bool bf_grow_test(const struct varlena *vl, BfTypeInfo *ti, Datum value);
+extern bool bf_grow_test(const BfFilter *f, BfTypeInfo *ti, Datum value);
 extern struct varlena *bf_grow_clear(const struct varlena *vl);
 extern void bf_for_each_layer(const BfFilter *f, BfLayerFn fn, void *arg);
 
