@@ -13,7 +13,8 @@ import uuid
 import pytest
 
 from pgbloomfilter import (BloomFilter, BloomFilterError, BloomWindow, FamilyMismatchError,
-                           FormatError, IncompatibleFiltersError, NonPortableError)
+                           FormatError, GrowingBloomFilter, IncompatibleFiltersError,
+                           NonPortableError, TextFormatError)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PATH = os.environ.get("BF_CONFORMANCE") or os.path.join(
@@ -98,6 +99,7 @@ def both(key):
 def test_file_is_format_1():
     assert DOC["format"] == 1
     assert DOC["hashes"] and DOC["filters"] and DOC["malformed_bytes"] and DOC["malformed_text"]
+    assert DOC["growing"] and DOC["malformed_growing"]
 
 
 @pytest.mark.parametrize("seed", sorted({int(h["seed"]) for h in DOC["hashes"]}))
@@ -135,14 +137,20 @@ def test_filter(entry):
         for value, typ in both(e["key"])[:1 if TYPES.get(e["key"]["type"]) == "enum" else 2]:
             with pytest.raises(FamilyMismatchError):
                 f.contains(value, typ)
+    check_info(f, entry["info"])
+
+
+def check_info(f, want):
+    """bf_fpr, bf_cardinality, bf_info's saturated and bits_set."""
     info = f.info()
-    assert info.estimated_fpr == pytest.approx(float(entry["info"]["fpr"]), rel=1e-9, abs=0)
-    assert info.bits_set == entry["info"]["bits_set"]
-    assert info.saturated is entry["info"]["saturated"]
-    card = float(entry["info"]["cardinality"])
+    assert info.estimated_fpr == pytest.approx(float(want["fpr"]), rel=1e-9, abs=0)
+    assert info.bits_set == want["bits_set"]
+    assert info.saturated is want["saturated"]
+    card = float(want["cardinality"])
     assert info.estimated_cardinality == pytest.approx(card, rel=1e-9, abs=0) or \
         info.estimated_cardinality == card
     assert f.fpr() == info.estimated_fpr
+    assert f.cardinality() == info.estimated_cardinality
 
 
 @pytest.mark.parametrize("entry", DOC["setops"], ids=[s["name"] for s in DOC["setops"]])
@@ -188,6 +196,92 @@ def test_malformed_text(entry):
         BloomFilter.from_text(entry["text"])
     if entry["sqlstate"] == "22P02":
         assert e.value.sqlstate in ("22P02", "0A000")
+
+
+GROWING = DOC["growing"]
+
+
+@pytest.mark.parametrize("entry", GROWING, ids=[g["name"] for g in GROWING])
+def test_growing(entry):
+    raw = base64.b64decode(entry["bytes"])
+    f = BloomFilter(raw)
+    t = BloomFilter.from_text(entry["text"])
+    for g in (f, t, BloomFilter.from_bytes(memoryview(raw))):
+        assert isinstance(g, GrowingBloomFilter) and g.is_growing
+        assert g.to_bytes() == raw and bytes(g) == raw
+        assert g.to_text() == entry["text"]
+        assert len(g.layers) == entry["layers"] == g.header.nlayers
+        assert g == f
+    for p in entry["probes"]:
+        for value, typ in both(p["key"]):
+            assert f.contains(value, typ) is p["expect"], (p, value, typ)
+    check_info(f, entry["info"])
+    assert f.info().nhashes is None and f.info().nbits == sum(x.nbits for x in f.layers)
+    assert f != BloomFilter(raw[64:64 + 64 + 64 * f.layers[0].nbits // 512])   # layer 0 alone
+
+
+MALFORMED_GROWING = DOC["malformed_growing"]
+
+
+@pytest.mark.parametrize("entry", MALFORMED_GROWING,
+                         ids=[m["name"] for m in MALFORMED_GROWING])
+def test_malformed_growing(entry):
+    with pytest.raises(FormatError) as e:
+        BloomFilter(base64.b64decode(entry["bytes"]))
+    assert e.value.sqlstate == entry["sqlstate"]
+
+
+def _growing_text_variants():
+    """Texts the server's input refuses (22P02), made from the conformance
+    file's growing filters: other spellings, wrong header fields, layers
+    that break a rule of §9.1."""
+    g = [e["text"] for e in GROWING]
+    t = g[0]                    # several layers, capacity=20 fpr=0.01 ratio=0.9 growth=2
+    head, *layers = t.split(" layer=")
+    out = [
+        ("version 2", t.replace("bloomgrowing:1", "bloomgrowing:2", 1)),
+        ("no layers", head),
+        ("a trailing space", t + " "),
+        ("an empty layer", t + " layer="),
+        ("capacity 020", t.replace("capacity=20 ", "capacity=020 ", 1)),
+        ("capacity +20", t.replace("capacity=20 ", "capacity=+20 ", 1)),
+        ("capacity 21", t.replace("capacity=20 ", "capacity=21 ", 1)),
+        ("capacity 0", t.replace("capacity=20 ", "capacity=0 ", 1)),
+        ("fpr 1e-2", t.replace("fpr=0.01 ", "fpr=1e-2 ", 1)),
+        ("fpr 0.010", t.replace("fpr=0.01 ", "fpr=0.010 ", 1)),
+        ("fpr 0.02", t.replace("fpr=0.01 ", "fpr=0.02 ", 1)),
+        ("fpr nan", t.replace("fpr=0.01 ", "fpr=nan ", 1)),
+        ("ratio 0.90", t.replace("ratio=0.9 ", "ratio=0.90 ", 1)),
+        ("ratio 0.8", t.replace("ratio=0.9 ", "ratio=0.8 ", 1)),
+        ("ratio 1", t.replace("ratio=0.9 ", "ratio=1 ", 1)),
+        ("growth 3", t.replace("growth=2 ", "growth=3 ", 1)),
+        ("growth 1", t.replace("growth=2 ", "growth=1 ", 1)),
+        ("growth 02", t.replace("growth=2 ", "growth=02 ", 1)),
+        ("growth 4294967298", t.replace("growth=2 ", "growth=4294967298 ", 1)),
+        ("fields out of order", t.replace("fpr=0.01 ratio=0.9", "ratio=0.9 fpr=0.01", 1)),
+        ("two spaces", t.replace(" layer=", "  layer=", 1)),
+        ("a layer missing", " layer=".join([head] + layers[:1] + layers[2:])),
+        ("layers swapped", " layer=".join([head, layers[1], layers[0]] + layers[2:])),
+        ("a layer twice", " layer=".join([head] + layers[:1] + layers)),
+        ("a layer of another filter", " layer=".join(
+            [head, g[2].split(" layer=")[1]] + layers[1:])),
+        ("a layer's bits= cut short", t[:-4]),
+        ("a plain filter's text as a layer's", " layer=".join(
+            [head, DOC["filters"][0]["text"]] + layers[1:])),
+        ("%d layers" % (len(layers) * 11), " layer=".join([head] + layers * 11)),
+    ]
+    return out
+
+
+GROWING_TEXT_VARIANTS = _growing_text_variants()
+
+
+@pytest.mark.parametrize("name,text", GROWING_TEXT_VARIANTS,
+                         ids=[n for n, _ in GROWING_TEXT_VARIANTS])
+def test_malformed_growing_text(name, text):
+    with pytest.raises(TextFormatError) as e:
+        BloomFilter.from_text(text)
+    assert e.value.sqlstate == "22P02"
 
 
 WINDOWS = DOC["windows"]

@@ -1,12 +1,14 @@
 """End to end with a real server and psycopg 3: read a tracked table's
 filter, answer 10 000 probes exactly as bf_might_contain does, then find
-every key inserted later after one refresh.
+every key inserted later after one refresh; read a growing filter
+(bf_create_growing) and answer as bf_contains does.
 
 Runs when BF_E2E=1, against the server of the libpq environment (PGHOST,
 PGPORT, ...) with the extension installed: test/suites/7*-client-python.sh
 runs it in a pg_virtualenv cluster.
 """
 
+import dataclasses
 import os
 import random
 
@@ -80,6 +82,31 @@ def test_tracked_filter_answers_as_the_server(conninfo, binary):
         assert sum(want) >= NPROBES // 2                     # every present key, and a few more
         # a BloomFilter goes back to the server as a parameter
         assert conn.execute("SELECT bf_contains(%s, 10::int8)", (f,)).fetchone()[0] is True
+
+
+GROWING = ("SELECT bf_add_all(bf_create_growing(10, 0.01), "
+           "ARRAY(SELECT generate_series(1, 500)))")
+
+
+@pytest.mark.parametrize("binary", [True, False], ids=["binary", "text"])
+def test_growing_filter_answers_for_every_member(conninfo, binary):
+    with psycopg.connect(conninfo) as conn:
+        adapt.register(conn)
+        f = conn.cursor(binary=binary).execute(GROWING).fetchone()[0]
+        assert isinstance(f, BloomFilter) and f.is_growing and len(f.layers) > 1
+        assert all(f.contains(k) for k in range(1, 501))
+        raw = conn.execute("SELECT (%s)::bytea" % GROWING).fetchone()[0]
+        assert BloomFilter(raw) == f and f.to_bytes() == raw
+        # non-members too, as bf_contains answers; the filter goes back as a parameter
+        keys = list(range(1, 5001))
+        want = [r[0] for r in conn.execute(
+            "SELECT bf_contains(%s, k) FROM unnest(%s::int4[]) WITH ORDINALITY u(k, n) "
+            "ORDER BY n", (f, keys)).fetchall()]
+        assert [f.contains(k) for k in keys] == want
+        assert sum(want) < 600                          # 500 members and a few more
+        rows = conn.execute("SELECT layer, nbits, nhashes, capacity, target_fpr, inserted "
+                            "FROM bf_layers(%s)", (f,)).fetchall()
+        assert rows == [dataclasses.astuple(x) for x in f.layers]
 
 
 def test_text_column_tracked_by_trigger(conninfo):

@@ -5,6 +5,7 @@ extension and answer lookups locally, exactly as the server would.
     f = BloomFilter(raw_bytes)           # f::bytea, binary COPY, a binary result
     f = BloomFilter.from_text(text)      # f::text
     42 in f; f.contains("x"); f.contains(("user-1", "color"))
+    f.is_growing; f.layers              # a growing filter (bf_create_growing) reads alike
 
     from pgbloomfilter import BloomWindow
     w = BloomWindow(raw_bytes)           # a bloomwindow (sliding window)
@@ -14,12 +15,12 @@ See README.md for the API, the psycopg integration (pgbloomfilter.adapt)
 and the refresher (pgbloomfilter.refresh).
 """
 
-from ._filter import BloomFilter, FilterInfo
+from ._filter import BloomFilter, FilterInfo, GrowingBloomFilter, LayerInfo
 from ._window import BloomWindow, WindowInfo, WindowSlice
 from ._keys import numeric_text
 from .errors import (BloomFilterError, FamilyMismatchError, FormatError,
-                     IncompatibleFiltersError, NonPortableError, PatchError,
-                     TextFormatError)
+                     GrowingFilterError, IncompatibleFiltersError, NonPortableError,
+                     PatchError, TextFormatError)
 from .patch import apply_patch
 from .refresh import (Changes, ChangeSource, NotReadyError, PostgresSource,
                       Refresher, RefreshStatus)
@@ -27,9 +28,11 @@ from .refresh import (Changes, ChangeSource, NotReadyError, PostgresSource,
 __version__ = "1.1.0"
 
 __all__ = [
-    "BloomFilter", "FilterInfo", "BloomWindow", "WindowInfo", "WindowSlice",
+    "BloomFilter", "FilterInfo", "GrowingBloomFilter", "LayerInfo",
+    "BloomWindow", "WindowInfo", "WindowSlice",
     "numeric_text", "apply_patch",
     "BloomFilterError", "FamilyMismatchError", "FormatError", "TextFormatError",
-    "IncompatibleFiltersError", "NonPortableError", "PatchError", "NotReadyError",
+    "IncompatibleFiltersError", "GrowingFilterError", "NonPortableError", "PatchError",
+    "NotReadyError",
     "Changes", "ChangeSource", "PostgresSource", "Refresher", "RefreshStatus",
 ]

@@ -1,18 +1,20 @@
 """BloomFilter: a filter read from PostgreSQL, answering as the server does
-(FORMAT.md §2 for the bits, §6 for the estimates and set algebra)."""
+(FORMAT.md §2 for the bits, §6 for the estimates and set algebra, §9 for
+the growing form, GrowingBloomFilter)."""
 
 from __future__ import annotations
 
 import math
 import struct
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import xxhash
 
 from . import _format as F
 from ._keys import TypeSpec, key_bytes
-from .errors import FamilyMismatchError, IncompatibleFiltersError, NonPortableError
+from .errors import (FamilyMismatchError, GrowingFilterError, IncompatibleFiltersError,
+                     NonPortableError)
 
 _M = (1 << 64) - 1
 _C1 = 0xBF58476D1CE4E5B9
@@ -27,11 +29,12 @@ Bytes = Union[bytes, bytearray, memoryview]
 
 @dataclass(frozen=True)
 class FilterInfo:
-    """What bf_info reports, computed from the bytes (FORMAT.md §6)."""
+    """What bf_info reports, computed from the bytes (FORMAT.md §6; for a
+    growing filter, the sums over its layers of §9.5)."""
     family: str
     portable: bool
     nbits: int
-    nhashes: int
+    nhashes: Optional[int]        # None for a growing filter (each layer has its own)
     seed: int
     bytes: int
     capacity: int
@@ -42,6 +45,18 @@ class FilterInfo:
     estimated_cardinality: float
     estimated_fpr: float
     saturated: bool
+
+
+@dataclass(frozen=True)
+class LayerInfo:
+    """One layer of a filter, as a row of bf_layers (without the fill): a
+    plain filter is its only layer."""
+    layer: int
+    nbits: int
+    nhashes: int
+    capacity: int                 # 0 (and target_fpr 0) when sized explicitly
+    target_fpr: float
+    inserted: int
 
 
 def _bit_hit_probability(nblocks: int, k: int) -> float:
@@ -56,18 +71,37 @@ def _round_half_away(x: float) -> int:
 class BloomFilter:
     """A `bloomfilter` value.  Build one with BloomFilter.from_bytes (the
     value's `::bytea`, binary COPY, a driver's binary result),
-    BloomFilter.from_text (its text form) or BloomFilter.create_sized."""
+    BloomFilter.from_text (its text form) or BloomFilter.create_sized.
+    Given a growing filter (bf_create_growing), these return a
+    GrowingBloomFilter, a subclass that answers lookups the same way."""
 
     __slots__ = ("_buf", "_family", "_detail", "_k", "_nblocks", "_seed", "_useed",
                  "_nonportable", "__weakref__")
 
+    def __new__(cls, data: Bytes = b"") -> "BloomFilter":
+        # the form is told by the magic (FORMAT.md §9.1)
+        if cls is BloomFilter and F.is_growing(data):
+            cls = GrowingBloomFilter
+        return object.__new__(cls)
+
     def __init__(self, data: Bytes):
-        """Parse and validate the bytes (FORMAT.md §1); the filter keeps its
-        own copy."""
-        buf = bytearray(data)
-        h = F.parse_header(buf)
+        """Parse and validate the bytes (FORMAT.md §1, or §9 for a growing
+        filter); the filter keeps its own copy."""
+        self._init(bytearray(data))
+
+    def _init(self, buf: Any) -> None:
+        """Validate buf (a plain filter) and take it."""
         self._buf = buf
-        self._load(h)
+        self._load(F.parse_header(buf))
+
+    @staticmethod
+    def _plain(buf: Any, h: Optional[F.Header] = None) -> "BloomFilter":
+        """A plain filter (never the growing form) on buf without copying it:
+        a window's slot, a growing filter's layer (h: its validated header)."""
+        f = object.__new__(BloomFilter)
+        f._buf = buf
+        f._load(F.parse_header(buf) if h is None else h)
+        return f
 
     def _load(self, h: F.Header) -> None:
         self._family = h.family
@@ -85,16 +119,17 @@ class BloomFilter:
     @classmethod
     def _own(cls, buf: bytearray) -> "BloomFilter":
         """Validate and take buf without copying it (the caller gives it up)."""
-        h = F.parse_header(buf)
-        f = cls.__new__(cls)
-        f._buf = buf
-        f._load(h)
+        f = cls.__new__(cls, buf)
+        f._init(buf)
         return f
 
     @classmethod
     def from_text(cls, text: str) -> "BloomFilter":
-        """Parse the text form (FORMAT.md §5).  A non-portable filter's text
-        names a PostgreSQL type and cannot be read here (NonPortableError)."""
+        """Parse the text form (FORMAT.md §5, or §9.4 for a growing filter).
+        A non-portable filter's text names a PostgreSQL type and cannot be
+        read here (NonPortableError)."""
+        if F.is_growing_text(text):
+            return cls(F.parse_growing_text(text))
         return cls(F.parse_text(text))
 
     @classmethod
@@ -108,8 +143,28 @@ class BloomFilter:
 
     # ------------------------------------------------------------------
     @property
+    def is_growing(self) -> bool:
+        """True for a growing filter (bf_create_growing, FORMAT.md §9)."""
+        return False
+
+    @property
     def header(self) -> F.Header:
         return F.parse_header(self._buf)
+
+    def _parts(self) -> tuple["BloomFilter", ...]:
+        """The plain filters a lookup consults: this one, or the layers."""
+        return (self,)
+
+    @property
+    def layers(self) -> list[LayerInfo]:
+        """The layers, oldest first, as bf_layers lists them (one for a
+        plain filter)."""
+        out = []
+        for i, part in enumerate(self._parts()):
+            h = part.header
+            out.append(LayerInfo(i, h.nblocks * F.BLOCK_BITS, h.nhashes, h.capacity, h.fpr,
+                                 h.inserted))
+        return out
 
     @property
     def family(self) -> str:
@@ -269,6 +324,9 @@ class BloomFilter:
 
     # ------------------------------------------------------------------
     def _combine(self, other: "BloomFilter", intersect: bool) -> "BloomFilter":
+        if self.is_growing or other.is_growing:
+            raise GrowingFilterError("growing bloomfilters cannot be combined (union, "
+                                     "intersection): the server refuses it too")
         a, b = F.parse_header(self._buf), F.parse_header(other._buf)
         for what, x, y in (("nbits", a.nblocks * F.BLOCK_BITS, b.nblocks * F.BLOCK_BITS),
                            ("nhashes", a.nhashes, b.nhashes), ("seed", a.seed, b.seed)):
@@ -309,8 +367,20 @@ class BloomFilter:
 
     # ------------------------------------------------------------------
     def fpr(self) -> float:
-        """The false-positive rate of the bits as they are (FORMAT.md §6.2)."""
-        return self._fill()[1]
+        """The false-positive rate of the bits as they are (FORMAT.md §6.2;
+        of a growing filter, that of any of its layers answering)."""
+        return self._summary()[1]
+
+    def _summary(self) -> tuple[int, float, float]:
+        """Bits set, estimated fpr and cardinality of the layers together,
+        as the server sums them (§9.5); of a plain filter, its own."""
+        bits_set, fpr, card = 0, 0.0, 0.0
+        for part in self._parts():
+            b, f = part._fill()
+            bits_set += b
+            fpr = fpr + f - fpr * f             # a key passes if any layer passes it
+            card += _estimate_cardinality(b, part._nblocks, part._k)
+        return bits_set, fpr, card
 
     def _fill(self) -> tuple[int, float]:
         k = self._k
@@ -327,19 +397,99 @@ class BloomFilter:
 
     def cardinality(self) -> float:
         """bf_cardinality: the estimated number of distinct values added."""
-        return _estimate_cardinality(self._fill()[0], self._nblocks, self._k)
+        return self._summary()[2]
 
     def info(self) -> FilterInfo:
-        h = F.parse_header(self._buf)
-        bits_set, fpr = self._fill()
-        nbits = h.nblocks * F.BLOCK_BITS
+        """bf_info (of a growing filter: sums over the layers, nhashes None)."""
+        target = self.header.fpr
+        bits_set, fpr, card = self._summary()
+        nbits = self.nbits
         return FilterInfo(
-            family=self.family, portable=not h.nonportable, nbits=nbits, nhashes=h.nhashes,
-            seed=h.seed, bytes=len(self._buf), capacity=h.capacity, target_fpr=h.fpr,
-            inserted=h.inserted, bits_set=bits_set, fill_ratio=bits_set / nbits,
-            estimated_cardinality=_estimate_cardinality(bits_set, h.nblocks, h.nhashes),
-            estimated_fpr=fpr,
-            saturated=(fpr > h.fpr) if h.fpr > 0.0 else bits_set > nbits / 2.0)
+            family=self.family, portable=not self._nonportable, nbits=nbits,
+            nhashes=self.nhashes, seed=self._seed, bytes=len(self._buf),
+            capacity=min(sum(x.capacity for x in self.layers), F.I64_MAX), target_fpr=target,
+            inserted=self.inserted, bits_set=bits_set, fill_ratio=bits_set / nbits,
+            estimated_cardinality=card, estimated_fpr=fpr,
+            saturated=(fpr > target) if target > 0.0 else bits_set > nbits / 2.0)
+
+
+class GrowingBloomFilter(BloomFilter):
+    """A growing filter (bf_create_growing, FORMAT.md §9): plain filters,
+    the layers, that the server appends as keys arrive.  A lookup hashes
+    the value once and answers True if any layer holds it; printing and
+    the estimates work as for a plain filter.  Adding and set algebra are
+    refused (GrowingFilterError): the server adds to it."""
+
+    __slots__ = ("_gh", "_layers")
+
+    def _init(self, buf: Any) -> None:
+        gh, spans = F.parse_growing(buf)
+        view = memoryview(buf)
+        self._buf, self._gh = buf, gh
+        self._layers = tuple(BloomFilter._plain(view[a:b], h) for a, b, h in spans)
+        self._load(spans[0][2])             # the seed and family all layers share
+
+    @property
+    def is_growing(self) -> bool:
+        return True
+
+    @property
+    def header(self) -> F.GrowHeader:       # type: ignore[override]
+        """The growing header: nlayers, growth, capacity, fpr, ratio."""
+        return self._gh
+
+    def _parts(self) -> tuple[BloomFilter, ...]:
+        return self._layers
+
+    @property
+    def nhashes(self) -> None:              # type: ignore[override]
+        """None, as bf_info: each layer has its own (see layers)."""
+        return None
+
+    @property
+    def nbits(self) -> int:
+        return sum(x.nbits for x in self._layers)
+
+    @property
+    def inserted(self) -> int:
+        return min(sum(x.inserted for x in self._layers), F.MAX_INSERTED)
+
+    def to_text(self) -> str:
+        return F.growing_to_text(self._gh, [x.to_text() for x in self._layers])
+
+    def __eq__(self, other: object) -> bool:
+        """As the server's `=` (§9.5): the same bytes except the layers'
+        `inserted`; never equal to a plain filter."""
+        if not isinstance(other, BloomFilter):
+            return NotImplemented
+        if not isinstance(other, GrowingBloomFilter):
+            return False
+        return len(self._buf) == len(other._buf) and self._buf[:F.HEADER_SIZE] == \
+            other._buf[:F.HEADER_SIZE] and self._layers == other._layers
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple:
+        return BloomFilter, (bytes(self._buf),)     # (the layers are views of _buf)
+
+    def __repr__(self) -> str:
+        gh = self._gh
+        return ("<GrowingBloomFilter family=%s layers=%d capacity=%d fpr=%s growth=%d "
+                "nbits=%d seed=%d inserted=%d>" % (
+                    self.family, gh.nlayers, gh.capacity, F.format_fpr(gh.fpr), gh.growth,
+                    self.nbits, self._seed, self.inserted))
+
+    def _test_hash(self, h: int) -> bool:
+        """FORMAT.md §9.2: does any layer hold hash h?"""
+        for layer in self._layers:
+            if layer._test_hash(h):
+                return True
+        return False
+
+    def add(self, value: Any, type: TypeSpec = None) -> bool:
+        raise GrowingFilterError("a growing bloomfilter cannot be added to here: growing "
+                                 "filters are added to on the server (bf_add, bf_add_all), "
+                                 "which appends their layers")
 
 
 def _estimate_cardinality(bits_set: int, nblocks: int, k: int) -> float:

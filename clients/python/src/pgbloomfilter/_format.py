@@ -1,4 +1,5 @@
-"""The bytes and the text form of a filter (docs/FORMAT.md §1 and §5).
+"""The bytes and the text form of a filter (docs/FORMAT.md §1 and §5) and
+of a growing filter (§9).
 
 Parsing checks every rule the server checks, so that a value this module
 accepts is exactly a value PostgreSQL accepts.
@@ -165,6 +166,12 @@ def _uint(s: str, what: str, hi: int = U64_MAX) -> int:
     return v
 
 
+def _float(s: str, what: str) -> float:
+    if not _FLOAT.match(s):
+        raise FormatError("%s=%r is not a number" % (what, s))
+    return float(s)
+
+
 def _int(s: str, what: str) -> int:
     neg = s.startswith("-")
     u = _uint(s[1:] if neg else s, what)
@@ -230,9 +237,7 @@ def _parse_text(s: str) -> bytes:
     capv = _int(cap, "capacity")
     if capv < 0:
         raise FormatError("capacity %d is negative" % capv)
-    if not _FLOAT.match(fpr):
-        raise FormatError("fpr=%r is not a number" % fpr)
-    fprv = float(fpr)
+    fprv = _float(fpr, "fpr")
     if not 0.0 <= fprv < 1.0:
         raise FormatError("fpr %r is not in [0, 1)" % fpr)
     insv = _uint(ins, "inserted")
@@ -272,3 +277,152 @@ def to_text(header: Header, bits: bytes | bytearray | memoryview) -> str:
         "capacity=%d" % header.capacity, "fpr=" + format_fpr(header.fpr),
         "inserted=%d" % header.inserted,
         "bits=" + base64.b64encode(bytes(bits)).decode("ascii")))
+
+
+# ---------------------------------------------------------------------------
+# §9 growing filters: a header, then layers that are each a filter of §1
+
+GROW_MAGIC = b"BLMG"
+GROW_HEADER = struct.Struct("<4sHHIIqdd24s")
+GROW_TEXT_PREFIX = "bloomgrowing:1"
+MAX_LAYERS = 64
+MIN_GROWTH = 2
+MAX_GROWTH = 16
+_U64 = struct.Struct("<Q")
+
+
+@dataclass(frozen=True)
+class GrowHeader:
+    """The header fields of a growing filter (FORMAT.md §9.1)."""
+    nlayers: int
+    growth: int        # g: layer i holds capacity * g^i keys
+    capacity: int      # c: layer 0's capacity
+    fpr: float         # p: the rate of the whole filter
+    ratio: float       # r: layer 0 is sized for p * (1 - r), each later one for r times less
+
+    def pack(self) -> bytes:
+        return GROW_HEADER.pack(GROW_MAGIC, 1, self.nlayers, self.growth, 0, self.capacity,
+                                self.fpr, self.ratio, bytes(24))
+
+
+def is_growing(data: bytes | bytearray | memoryview) -> bool:
+    """Whether a value's bytes are of the growing form (told by the magic)."""
+    return bytes(data[:4]) == GROW_MAGIC
+
+
+def parse_growing(data: bytes | bytearray | memoryview
+                  ) -> tuple[GrowHeader, list[tuple[int, int, Header]]]:
+    """Parse and validate a growing filter's bytes (FORMAT.md §9.1): its
+    header, and each layer's start, end and header."""
+    n = len(data)
+    if n < HEADER_SIZE:
+        raise FormatError("%d bytes is shorter than the 64-byte header" % n)
+    magic, version, nlayers, growth, res1, capacity, fpr, ratio, res2 = \
+        GROW_HEADER.unpack_from(data)
+    if magic != GROW_MAGIC:
+        raise FormatError("not a growing bloomfilter value (magic %r)" % bytes(magic))
+    if version != 1:
+        raise FormatError("unknown growing format version %d" % version)
+    if not 1 <= nlayers <= MAX_LAYERS:
+        raise FormatError("%d layers is not between 1 and 64" % nlayers)
+    if not MIN_GROWTH <= growth <= MAX_GROWTH:
+        raise FormatError("growth %d is not between 2 and 16" % growth)
+    if capacity < 1:
+        raise FormatError("capacity %d is not positive" % capacity)
+    if not 0.0 < fpr < 1.0:
+        raise FormatError("target fpr %r is not in (0, 1)" % fpr)
+    if not 0.0 < ratio < 1.0:
+        raise FormatError("tightening ratio %r is not in (0, 1)" % ratio)
+    if res1 != 0 or res2 != bytes(24):
+        raise FormatError("a reserved header field is not 0")
+    view = memoryview(data)
+    layers: list[tuple[int, int, Header]] = []
+    off = HEADER_SIZE
+    blocks = 0
+    cap, p = capacity, fpr * (1.0 - ratio)         # layer 0's sizing; then the chain
+    for i in range(nlayers):
+        if i:
+            cap, p = cap * growth, p * ratio
+        if n - off < HEADER_SIZE:
+            raise FormatError("the value ends before layer %d" % i)
+        # a layer's own nblocks says where it ends; a bad one is its error
+        nb = _U64.unpack_from(data, off + 24)[0]
+        end = off + HEADER_SIZE + BLOCK_BYTES * nb
+        if not 1 <= nb <= MAX_BLOCKS or end > n:
+            end = n
+        try:
+            h = parse_header(view[off:end])
+        except FormatError as e:
+            raise FormatError("layer %d: %s" % (i, e)) from None
+        first = layers[0][2] if layers else h
+        if (h.family, h.flags, h.detail, h.seed) != (first.family, first.flags, first.detail,
+                                                     first.seed):
+            raise FormatError("layer %d differs from layer 0 in its seed, element family "
+                              "or flags" % i)
+        if cap > I64_MAX or not p > 0.0 or h.capacity != cap or h.fpr != p:
+            raise FormatError("layer %d is sized for capacity %d at fpr %r, not as the "
+                              "filter's capacity, fpr, growth and ratio say"
+                              % (i, h.capacity, h.fpr))
+        blocks += h.nblocks
+        if blocks > MAX_BLOCKS:
+            raise FormatError("the layers together hold more than 2^23 blocks")
+        layers.append((off, end, h))
+        off = end
+    if off != n:
+        raise FormatError("%d bytes, but the %d layers end at %d" % (n, nlayers, off))
+    return GrowHeader(nlayers, growth, capacity, fpr, ratio), layers
+
+
+def _growing_head(gh: GrowHeader) -> str:
+    return "%s capacity=%d fpr=%s ratio=%s growth=%d" % (
+        GROW_TEXT_PREFIX, gh.capacity, format_fpr(gh.fpr), format_fpr(gh.ratio), gh.growth)
+
+
+def growing_to_text(gh: GrowHeader, layer_texts: list[str]) -> str:
+    """The text form of a growing filter (FORMAT.md §9.4) from its header
+    and its layers' text forms."""
+    return _growing_head(gh) + "".join(" layer=" + t for t in layer_texts)
+
+
+def is_growing_text(s: str) -> bool:
+    return s.startswith("bloomgrowing:")
+
+
+def parse_growing_text(s: str) -> bytes:
+    """The bytes of a growing filter given in the text form (validated)."""
+    try:
+        return _parse_growing_text(s)
+    except TextFormatError:
+        raise
+    except FormatError as e:
+        raise TextFormatError(str(e)) from None
+
+
+def _parse_growing_text(s: str) -> bytes:
+    head, *layers = s.split(" layer=")
+    toks = head.split(" ")
+    keys = ("capacity", "fpr", "ratio", "growth")
+    if len(toks) != 5 or toks[0] != GROW_TEXT_PREFIX or not all(
+            t.startswith(k + "=") for k, t in zip(keys, toks[1:])):
+        raise FormatError("not the text form of a growing bloomfilter "
+                          "(\"bloomgrowing:1 capacity=... layer=...\")")
+    cap, fpr, ratio, growth = (t.split("=", 1)[1] for t in toks[1:])
+    if not 1 <= len(layers) <= MAX_LAYERS:
+        raise FormatError("%d layers is not between 1 and 64" % len(layers))
+    gh = GrowHeader(len(layers), _uint(growth, "growth", 0xFFFFFFFF), _int(cap, "capacity"),
+                    _float(fpr, "fpr"), _float(ratio, "ratio"))
+    # one text per value: the header as output prints it (each layer's
+    # text is checked by parse_text)
+    if _growing_head(gh) != head:
+        raise FormatError("not the text bloomfilter output prints for this growing filter")
+    raw = [gh.pack()]
+    blocks = 0
+    for t in layers:            # each as bloomfilter input reads it
+        b = parse_text(t)
+        blocks += (len(b) - HEADER_SIZE) // BLOCK_BYTES
+        if blocks > MAX_BLOCKS:
+            raise FormatError("the layers together hold more than 2^23 blocks")
+        raw.append(b)
+    data = b"".join(raw)
+    parse_growing(data)
+    return data

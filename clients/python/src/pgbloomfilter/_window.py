@@ -117,7 +117,7 @@ class BloomWindow:
         slots = []
         for j in range(n + 1):
             raw = data[HEADER.size + j * size:HEADER.size + (j + 1) * size]
-            slots.append(BloomFilter(raw))
+            slots.append(BloomFilter._plain(bytearray(raw)))     # never the growing form
             if raw[:32] != first[:32] or raw[40:64] != first[40:64]:
                 raise FormatError("slot %d differs from slot 0 in more than inserted" % j)
         h0 = slots[0].header

@@ -1,5 +1,6 @@
 """psycopg 3 integration: load `bloomfilter` results (text or binary) as
-BloomFilter objects, and send BloomFilter parameters as `bloomfilter`.
+BloomFilter objects (a GrowingBloomFilter for the growing form), and send
+BloomFilter parameters as `bloomfilter`.
 
     import psycopg, pgbloomfilter.adapt
     conn = psycopg.connect(...)
@@ -22,7 +23,7 @@ from ._window import BloomWindow
 
 
 class BloomFilterLoader(adapt.Loader):
-    """The text form (FORMAT.md §5)."""
+    """The text form (FORMAT.md §5, or §9.4 for a growing filter)."""
     format = pq.Format.TEXT
 
     def load(self, data: Any) -> BloomFilter:
@@ -30,7 +31,7 @@ class BloomFilterLoader(adapt.Loader):
 
 
 class BloomFilterBinaryLoader(adapt.Loader):
-    """The binary form: the value's bytes (FORMAT.md §1)."""
+    """The binary form: the value's bytes (FORMAT.md §1, or §9.1)."""
     format = pq.Format.BINARY
 
     def load(self, data: Any) -> BloomFilter:

@@ -36,6 +36,13 @@ class IncompatibleFiltersError(BloomFilterError, ValueError):
     sqlstate = "22023"
 
 
+class GrowingFilterError(BloomFilterError):
+    """An operation a growing filter (FORMAT.md §9) does not support here:
+    adding to it (the server adds, appending layers as they fill) or set
+    algebra (the server refuses it too: 0A000, feature_not_supported)."""
+    sqlstate = "0A000"
+
+
 class PatchError(BloomFilterError, ValueError):
     """A change set (API-CONTRACTS §1) that cannot be applied to the local
     copy: the next refresh fetches the whole value."""
