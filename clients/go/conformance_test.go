@@ -2,8 +2,10 @@ package bloomfilter
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,6 +65,27 @@ type confFile struct {
 		Bytes    string `json:"bytes"`
 		SQLState string `json:"sqlstate"`
 	} `json:"malformed_windows"`
+	Growing []struct {
+		Name   string `json:"name"`
+		Bytes  string `json:"bytes"`
+		Text   string `json:"text"`
+		Probes []struct {
+			Key    confKey `json:"key"`
+			Expect *bool   `json:"expect"`
+		} `json:"probes"`
+		Info *struct {
+			FPR         string `json:"fpr"`         // bf_fpr
+			Cardinality string `json:"cardinality"` // bf_cardinality
+			Saturated   bool   `json:"saturated"`
+			BitsSet     uint64 `json:"bits_set"`
+		} `json:"info"`
+		Layers int `json:"layers"` // rows of bf_layers
+	} `json:"growing"`
+	MalformedGrowing []struct {
+		Name     string `json:"name"`
+		Bytes    string `json:"bytes"`
+		SQLState string `json:"sqlstate"`
+	} `json:"malformed_growing"`
 }
 
 func loadConformance(t testing.TB) *confFile {
@@ -266,4 +289,101 @@ func checkRejected(t *testing.T, name string, err error, sqlstate string) {
 	case !errors.As(err, &fe) && !errors.Is(err, ErrNonPortable):
 		t.Errorf("%s: unexpected error %v", name, err)
 	}
+}
+
+// TestConformanceGrowing: every growing filter of the file reads from its
+// bytes, its text and through Scan, prints the server's bytes and text,
+// has the server's layers and estimates, and answers every probe as
+// bf_contains does.
+func TestConformanceGrowing(t *testing.T) {
+	c := loadConformance(t)
+	if len(c.Growing) == 0 {
+		t.Skip("the conformance file has no growing filters")
+	}
+	probes := 0
+	for _, cg := range c.Growing {
+		raw, err := base64.StdEncoding.DecodeString(cg.Bytes)
+		if err != nil {
+			t.Fatalf("%s: %v", cg.Name, err)
+		}
+		f, err := Parse(raw)
+		if err != nil {
+			t.Errorf("%s: Parse: %v", cg.Name, err)
+			continue
+		}
+		if !f.IsGrowing() {
+			t.Errorf("%s: IsGrowing() is false", cg.Name)
+		}
+		if string(f.Bytes()) != string(raw) {
+			t.Errorf("%s: Bytes() differs from the parsed bytes", cg.Name)
+		}
+		if f.String() != cg.Text {
+			t.Errorf("%s: String() differs from the server's text form", cg.Name)
+		}
+		ft, err := ParseText(cg.Text)
+		if err != nil {
+			t.Errorf("%s: ParseText: %v", cg.Name, err)
+		} else if string(ft.Bytes()) != string(raw) || ft.String() != cg.Text || !ft.Equal(f) {
+			t.Errorf("%s: the text form gives other bytes than the binary form", cg.Name)
+		}
+		for _, src := range []any{raw, cg.Text, `\x` + hex.EncodeToString(raw)} {
+			var fs Filter
+			if err := fs.Scan(src); err != nil || string(fs.Bytes()) != string(raw) {
+				t.Errorf("%s: Scan(%T): %v", cg.Name, src, err)
+			}
+		}
+		if n, m := len(f.Layers()), f.NumLayers(); n != cg.Layers || m != cg.Layers {
+			t.Errorf("%s: %d layers (NumLayers %d), the server's bf_layers %d", cg.Name, n, m, cg.Layers)
+		}
+		if in := cg.Info; in != nil {
+			wantFPR, _ := strconv.ParseFloat(in.FPR, 64)
+			wantCard, _ := strconv.ParseFloat(in.Cardinality, 64)
+			got := f.Info()
+			if got.Layout != "growing" || got.BitsSet != in.BitsSet || got.Saturated != in.Saturated ||
+				!closeTo(got.EstimatedFPR, wantFPR) || !closeTo(got.EstimatedCardinality, wantCard) ||
+				!closeTo(f.FPR(), wantFPR) || !closeTo(f.Cardinality(), wantCard) || f.Saturated() != in.Saturated {
+				t.Errorf("%s: Info %+v, the server's %+v", cg.Name, got, *in)
+			}
+		}
+		for i, p := range cg.Probes {
+			v, err := keyValue(p.Key, c.Types)
+			if err != nil {
+				t.Errorf("%s probe %d: %v", cg.Name, i, err)
+				continue
+			}
+			got, err := f.Contains(v)
+			if err != nil {
+				t.Errorf("%s probe %d (%+v): %v", cg.Name, i, p.Key, err)
+				continue
+			}
+			if p.Expect != nil && got != *p.Expect {
+				t.Errorf("%s probe %d (%+v): got %v, server %v", cg.Name, i, p.Key, got, *p.Expect)
+			}
+			probes++
+		}
+	}
+	t.Logf("%d growing filters, %d probes agree", len(c.Growing), probes)
+}
+
+// closeTo allows the last bits of a sum computed in another order.
+func closeTo(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b))
+}
+
+func TestConformanceMalformedGrowing(t *testing.T) {
+	c := loadConformance(t)
+	if len(c.MalformedGrowing) == 0 {
+		t.Skip("the conformance file has no malformed growing filters")
+	}
+	for _, m := range c.MalformedGrowing {
+		raw, err := base64.StdEncoding.DecodeString(m.Bytes)
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		_, err = Parse(raw)
+		checkRejected(t, m.Name, err, m.SQLState)
+		var f Filter
+		checkRejected(t, m.Name+" (Scan)", f.Scan(raw), m.SQLState)
+	}
+	t.Logf("%d malformed growing filters rejected", len(c.MalformedGrowing))
 }

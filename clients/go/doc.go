@@ -7,6 +7,12 @@
 // through database/sql (*Filter implements sql.Scanner).  A Refresher keeps
 // a local copy of a server's filter current.
 //
+// A Filter is a plain filter or a growing one (bf_create_growing,
+// docs/FORMAT.md §9): a list of plain filters, its layers.  Both are read
+// by the same functions and answer lookups alike; IsGrowing, Growing and
+// Layers tell them apart and describe the layers.  A growing filter grows
+// on the server: Add and set algebra on it return ErrGrowing.
+//
 // # Values
 //
 // Contains, Add and Hash take a Go value and hash it as the server hashes

@@ -33,11 +33,37 @@ func (f *Filter) fillFPR() (float64, uint64) {
 	return sum / float64(f.nblocks), total
 }
 
+// fill is what the bits say (§6.1-6.3); of a growing filter, summed over
+// its layers as the server's bf_info does: bits set and cardinalities add
+// up, a value is a false positive if any layer answers "maybe", and the
+// filter is saturated past its target rate p.
+type fill struct {
+	set         uint64
+	rate        float64
+	cardinality float64
+	saturated   bool
+}
+
+func (f *Filter) fill() fill {
+	if f.grow == nil {
+		rate, set := f.fillFPR()
+		return fill{set, rate, cardinality(set, f.nblocks, f.k), saturated(f.fpr, rate, set, f.NBits())}
+	}
+	var s fill
+	for _, l := range f.grow.layers {
+		rate, set := l.fillFPR()
+		s.set += set
+		s.cardinality += cardinality(set, l.nblocks, l.k)
+		s.rate = s.rate + rate - s.rate*rate
+	}
+	s.saturated = s.rate > f.grow.fpr
+	return s
+}
+
 // FPR returns the false-positive rate of the filter's bits now (§6.2), as
 // bf_fpr: the probability that a value never added is answered "maybe".
 func (f *Filter) FPR() float64 {
-	r, _ := f.fillFPR()
-	return r
+	return f.fill().rate
 }
 
 // bitHitProbability: one element sets a given bit with probability
@@ -75,10 +101,16 @@ func insertedEstimate(set, nblocks uint64, k int) uint64 {
 // Cardinality estimates the number of distinct values added (§6.1), as
 // bf_cardinality.
 func (f *Filter) Cardinality() float64 {
+	if f.grow != nil {
+		return f.fill().cardinality
+	}
 	return cardinality(popcount(f.bits), f.nblocks, f.k)
 }
 
-// Info describes a filter, as the server's bf_info does.
+// Info describes a filter, as the server's bf_info does.  Of a growing
+// filter (Layout "growing"), NBits, Capacity, Inserted, BitsSet and
+// EstimatedCardinality are sums over the layers, TargetFPR is the whole
+// filter's, and NHashes is 0 (the layers' are in Layers()).
 type Info struct {
 	Layout               string
 	NBits                uint64
@@ -100,22 +132,26 @@ type Info struct {
 
 // Info returns the filter's parameters, fill and estimates.
 func (f *Filter) Info() Info {
-	rate, set := f.fillFPR()
+	s := f.fill()
 	m := f.NBits()
+	layout := "blocked"
+	if f.grow != nil {
+		layout = "growing"
+	}
 	return Info{
-		Layout:               "blocked",
+		Layout:               layout,
 		NBits:                m,
 		NHashes:              f.k,
 		Seed:                 f.seed,
-		Bytes:                int64(headerSize + len(f.bits)),
-		Capacity:             f.capacity,
-		TargetFPR:            f.fpr,
-		Inserted:             f.inserted,
-		BitsSet:              set,
-		FillRatio:            float64(set) / float64(m),
-		EstimatedCardinality: cardinality(set, f.nblocks, f.k),
-		EstimatedFPR:         rate,
-		Saturated:            saturated(f.fpr, rate, set, m),
+		Bytes:                int64(f.size()),
+		Capacity:             f.Capacity(),
+		TargetFPR:            f.TargetFPR(),
+		Inserted:             f.Inserted(),
+		BitsSet:              s.set,
+		FillRatio:            float64(s.set) / float64(m),
+		EstimatedCardinality: s.cardinality,
+		EstimatedFPR:         s.rate,
+		Saturated:            s.saturated,
 		Family:               f.family,
 		RecordFields:         f.RecordFields(),
 		Portable:             f.Portable(),
@@ -133,6 +169,5 @@ func saturated(target, rate float64, set, m uint64) bool {
 
 // Saturated reports whether the filter is past its target rate (§6.3).
 func (f *Filter) Saturated() bool {
-	rate, set := f.fillFPR()
-	return saturated(f.fpr, rate, set, f.NBits())
+	return f.fill().saturated
 }

@@ -23,12 +23,18 @@ const (
 
 var magic = [4]byte{'B', 'L', 'M', 'F'}
 
-// Filter is a Bloom filter in the bloomfilter format, version 1.
+// Filter is a Bloom filter in the bloomfilter format, version 1: a plain
+// filter (FORMAT.md §1) or a growing one (§9, bf_create_growing), a list
+// of plain filters called layers.  Lookups, the text and byte forms,
+// equality and the estimates take both forms; Add, AddHash, Union and
+// Intersect refuse a growing filter (ErrGrowing): it grows on the server.
 //
 // A Filter is safe for concurrent readers (Contains, Info, Bytes, ...); Add
 // needs exclusive access.  Filters handed out by a Refresher are read-only
 // snapshots: Add on them returns ErrReadOnly (Clone first).
 type Filter struct {
+	// of a plain filter; of a growing one, family, flags, detail and seed
+	// are those every layer shares, and the others are zero
 	family   Family
 	flags    uint8
 	k        int
@@ -40,28 +46,37 @@ type Filter struct {
 	fpr      float64
 	bits     []byte // 64 * nblocks bytes
 	readOnly bool
+	grow     *growing // the growing form: its header and layers; nil if plain
 }
 
 // Parse reads a filter from its bytes: filter::bytea, binary COPY, or the
-// driver's binary result.  It rejects exactly what the server rejects
-// (a *FormatError with SQLSTATE 22P03); the data is copied.
-func Parse(data []byte) (*Filter, error) {
-	f, err := parseHeader(data)
-	if err != nil {
-		return nil, err
-	}
-	f.bits = make([]byte, len(data)-headerSize)
-	copy(f.bits, data[headerSize:])
-	return f, nil
-}
+// driver's binary result, of either form (the magic "BLMF" or "BLMG" tells
+// them apart).  It rejects exactly what the server rejects (a
+// *FormatError with SQLSTATE 22P03); the data is copied.
+func Parse(data []byte) (*Filter, error) { return parse(data, true) }
 
 // parseOwned is Parse without the copy, for buffers the caller gives up.
-func parseOwned(data []byte) (*Filter, error) {
+func parseOwned(data []byte) (*Filter, error) { return parse(data, false) }
+
+func parse(data []byte, copyBits bool) (*Filter, error) {
+	if len(data) >= 4 && [4]byte{data[0], data[1], data[2], data[3]} == growMagic {
+		return parseGrowing(data, copyBits)
+	}
+	return parsePlain(data, copyBits)
+}
+
+// parsePlain reads the plain form only (a window's slot, a layer).
+func parsePlain(data []byte, copyBits bool) (*Filter, error) {
 	f, err := parseHeader(data)
 	if err != nil {
 		return nil, err
 	}
-	f.bits = data[headerSize:len(data):len(data)]
+	if copyBits {
+		f.bits = make([]byte, len(data)-headerSize)
+		copy(f.bits, data[headerSize:])
+	} else {
+		f.bits = data[headerSize:len(data):len(data)]
+	}
 	return f, nil
 }
 
@@ -149,10 +164,28 @@ func (f *Filter) check(fail func(string, ...any) error) error {
 
 // Bytes returns the filter's bytes, as filter::bytea gives them.
 func (f *Filter) Bytes() []byte {
-	out := make([]byte, headerSize+len(f.bits))
-	f.putHeader(out)
-	copy(out[headerSize:], f.bits)
-	return out
+	return f.appendBytes(make([]byte, 0, f.size()))
+}
+
+func (f *Filter) appendBytes(out []byte) []byte {
+	if f.grow != nil {
+		return f.grow.appendBytes(out)
+	}
+	var h [headerSize]byte
+	f.putHeader(h[:])
+	return append(append(out, h[:]...), f.bits...)
+}
+
+// size is the length of the filter's bytes.
+func (f *Filter) size() int {
+	if f.grow != nil {
+		n := growHeaderSize
+		for _, l := range f.grow.layers {
+			n += l.size()
+		}
+		return n
+	}
+	return headerSize + len(f.bits)
 }
 
 func (f *Filter) putHeader(b []byte) {
@@ -175,6 +208,14 @@ func (f *Filter) Clone() *Filter {
 	g := *f
 	g.bits = append([]byte(nil), f.bits...)
 	g.readOnly = false
+	if f.grow != nil {
+		gr := *f.grow
+		gr.layers = make([]*Filter, len(f.grow.layers))
+		for i, l := range f.grow.layers {
+			gr.layers[i] = l.Clone()
+		}
+		g.grow = &gr
+	}
 	return &g
 }
 
@@ -210,20 +251,66 @@ func (f *Filter) Portable() bool { return f.flags&flagNonPort == 0 }
 // Seed returns the XXH3 seed.
 func (f *Filter) Seed() int64 { return f.seed }
 
-// NHashes returns k, the bits set per element.
+// NHashes returns k, the bits set per element; 0 for a growing filter,
+// whose layers each have their own (see Layers).
 func (f *Filter) NHashes() int { return f.k }
 
-// NBits returns the size of the bit array in bits.
-func (f *Filter) NBits() uint64 { return f.nblocks * blockBits }
+// NBits returns the size of the bit array in bits (of a growing filter:
+// of all its layers).
+func (f *Filter) NBits() uint64 {
+	if f.grow != nil {
+		var n uint64
+		for _, l := range f.grow.layers {
+			n += l.NBits()
+		}
+		return n
+	}
+	return f.nblocks * blockBits
+}
 
-// Inserted returns the header's count of adds that turned on a bit.
-func (f *Filter) Inserted() uint64 { return f.inserted }
+// Inserted returns the header's count of adds that turned on a bit (of a
+// growing filter: the sum over its layers, as bf_info reports it).
+func (f *Filter) Inserted() uint64 {
+	if f.grow != nil {
+		var n uint64
+		for _, l := range f.grow.layers {
+			n = addSat(n, l.inserted, maxInserted)
+		}
+		return n
+	}
+	return f.inserted
+}
 
-// Capacity returns the capacity the filter was sized for (0: sized explicitly).
-func (f *Filter) Capacity() int64 { return f.capacity }
+// Capacity returns the capacity the filter was sized for (0: sized
+// explicitly).  Of a growing filter: the sum of its layers' capacities
+// so far, as bf_info reports it (Growing gives the first layer's).
+func (f *Filter) Capacity() int64 {
+	if f.grow != nil {
+		var n uint64
+		for _, l := range f.grow.layers {
+			n = addSat(n, uint64(l.capacity), math.MaxInt64)
+		}
+		return int64(n)
+	}
+	return f.capacity
+}
 
-// TargetFPR returns the false-positive rate it was sized for (0: sized explicitly).
-func (f *Filter) TargetFPR() float64 { return f.fpr }
+// TargetFPR returns the false-positive rate it was sized for (0: sized
+// explicitly); of a growing filter, the rate of the whole filter.
+func (f *Filter) TargetFPR() float64 {
+	if f.grow != nil {
+		return f.grow.fpr
+	}
+	return f.fpr
+}
+
+// addSat returns a + b, or limit if that is more (a, b ≤ limit).
+func addSat(a, b, limit uint64) uint64 {
+	if b > limit-a {
+		return limit
+	}
+	return a + b
+}
 
 // ---- §2: from a hash to a block and k bit positions ----
 
@@ -240,10 +327,18 @@ func (f *Filter) block(h uint64) *[blockBytes]byte {
 	return (*[blockBytes]byte)(f.bits[b*blockBytes : b*blockBytes+blockBytes])
 }
 
-// ContainsHash tests a 64-bit hash (FORMAT.md §2): false means the value
-// was never added.
+// ContainsHash tests a 64-bit hash (FORMAT.md §2; of a growing filter,
+// against every layer, §9.2): false means the value was never added.
 func (f *Filter) ContainsHash(h uint64) bool {
 	if f.family == FamilyNone {
+		return false
+	}
+	if f.grow != nil {
+		for _, l := range f.grow.layers {
+			if l.ContainsHash(h) {
+				return true
+			}
+		}
 		return false
 	}
 	blk := f.block(h)

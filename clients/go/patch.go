@@ -132,14 +132,14 @@ func (f *Filter) ApplyPatch(patch []byte) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !d.Full && len(d.Runs) == 0 && f != nil && d.Total == uint64(headerSize+len(f.bits)) {
+	if !d.Full && len(d.Runs) == 0 && f != nil && d.Total == uint64(f.size()) {
 		return f, nil // nothing changed
 	}
 	var out []byte
 	switch {
 	case d.Full:
 		out = make([]byte, d.Total)
-	case f == nil || d.Total != uint64(headerSize+len(f.bits)):
+	case f == nil || d.Total != uint64(f.size()):
 		return nil, ErrNeedFull
 	default:
 		out = f.Bytes() // a fresh copy to write the runs into

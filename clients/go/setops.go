@@ -25,6 +25,9 @@ func compatible(a, b *Filter) string {
 }
 
 func combine(a, b *Filter, intersect bool) (*Filter, error) {
+	if a.grow != nil || b.grow != nil {
+		return nil, errGrowingSetOp
+	}
 	if p := compatible(a, b); p != "" {
 		return nil, &IncompatibleError{Param: p}
 	}
@@ -61,15 +64,21 @@ func min64(a, b uint64) uint64 {
 }
 
 // Union returns f | g (bf_union): every value of either.  The result keeps
-// f's capacity and target rate.
+// f's capacity and target rate.  Growing filters are refused (an error
+// wrapping ErrGrowing), as on the server.
 func (f *Filter) Union(g *Filter) (*Filter, error) { return combine(f, g, false) }
 
 // Intersect returns f & g (bf_intersect): at least every common value.
+// Growing filters are refused (ErrGrowing), as on the server.
 func (f *Filter) Intersect(g *Filter) (*Filter, error) { return combine(f, g, true) }
 
 // Equal reports whether f = g as the server's = does: same bytes except
-// the inserted count.
+// the inserted count (§6.5); of growing filters, except the layers'
+// inserted counts (§9.5).  A growing filter never equals a plain one.
 func (f *Filter) Equal(g *Filter) bool {
+	if f.grow != nil || g.grow != nil {
+		return f.grow != nil && g.grow != nil && f.grow.equal(g.grow)
+	}
 	var ha, hb [headerSize]byte
 	f.putHeader(ha[:])
 	g.putHeader(hb[:])

@@ -12,9 +12,13 @@ import (
 
 const textPrefix = "bloomfilter:1"
 
-// String returns the text form.  For a filter of family other, whose text
-// names a type only the server knows, the type is printed as its OID.
+// String returns the text form (FORMAT.md §5, or §9.4 for a growing
+// filter).  For a filter of family other, whose text names a type only
+// the server knows, the type is printed as its OID.
 func (f *Filter) String() string {
+	if f.grow != nil {
+		return f.grow.String()
+	}
 	var b strings.Builder
 	b.Grow(200 + base64.StdEncoding.EncodedLen(len(f.bits)))
 	b.WriteString(textPrefix + " layout=blocked hash=xxh3_64 family=")
@@ -38,11 +42,20 @@ func formatFPR(x float64) string {
 	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
-// ParseText reads the text form, rejecting what the server's input
-// function rejects (a *FormatError with SQLSTATE 22P02).  A filter of
-// family other cannot be read: its text names a type that only the
+// ParseText reads the text form of either form ("bloomfilter:1 ..." or a
+// growing filter's "bloomgrowing:1 ..."), rejecting what the server's
+// input function rejects (a *FormatError with SQLSTATE 22P02).  A filter
+// of family other cannot be read: its text names a type that only the
 // server can resolve (ErrNonPortable).
 func ParseText(s string) (*Filter, error) {
+	if strings.HasPrefix(s, growTextPrefix+" ") { // as the server tells them apart
+		return parseGrowingText(s)
+	}
+	return parsePlainText(s)
+}
+
+// parsePlainText reads the text form of a plain filter (§5).
+func parsePlainText(s string) (*Filter, error) {
 	if !strings.HasPrefix(s, textPrefix) {
 		return nil, textError("the value does not start with %q", textPrefix)
 	}

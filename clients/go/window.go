@@ -116,7 +116,7 @@ func ParseWindow(data []byte) (*Window, error) {
 	first := data[headerSize : 2*headerSize]
 	for j := int64(0); j <= w.n; j++ {
 		raw := data[headerSize+uint64(j)*size : headerSize+uint64(j+1)*size]
-		f, err := Parse(raw)
+		f, err := parsePlain(raw, true)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func ParseWindowText(s string) (*Window, error) {
 	raw := make([]byte, headerSize)
 	putWindowHeader(raw, int64(n), sw, newest, ignored, capacity, fpr)
 	for _, st := range parts[1:] {
-		f, err := ParseText(st)
+		f, err := parsePlainText(st)
 		if err != nil {
 			return nil, err
 		}

@@ -2,8 +2,10 @@
 // extension, through lib/pq and pgx v4 (database/sql and native): a tracked
 // table's filter read with each driver answers 100 000 probes exactly as
 // bf_might_contain does and, after inserts and a refresh, finds every new
-// key; hashes of every portable family equal bf_hash; values the server
-// rejects are rejected with the same SQLSTATE.
+// key; hashes of every portable family equal bf_hash; a growing filter
+// read with each driver finds its members and answers as bf_contains;
+// values the server rejects (plain and growing) are rejected with the
+// same SQLSTATE.
 //
 // Run by test/suites/71-client-go.sh inside pg_virtualenv (connection from
 // the PG* environment variables).
