@@ -81,6 +81,29 @@ SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 1);
 SELECT entries, misses, hits FROM fc_stats();
 RESET bloomfilter.filter_cache_size;
 
+-- bigint keys against a call site whose stored filter changes row by row:
+-- the call site's fast path for bigints must follow every change (each
+-- filter holds only its own keys, so any crossed answer shows)
+CREATE TEMP TABLE fc_big (id int, f bloomfilter);
+ALTER TABLE fc_big ALTER COLUMN f SET STORAGE EXTERNAL;
+INSERT INTO fc_big
+	SELECT i, bf_add_all(bf_create(20000, 1e-9), ARRAY(SELECT (i * 100000 + g)::int8 FROM generate_series(1, 1000) g))
+	FROM generate_series(1, 2) i;
+INSERT INTO fc_big SELECT 3, bf_add_all(bf_create(20000, 1e-9), ARRAY(SELECT i::int4 FROM generate_series(1, 1000) i));
+INSERT INTO fc_big SELECT 4, bf_add_all(bf_create(20000, 1e-9), ARRAY(SELECT i::text FROM generate_series(1, 1000) i));
+INSERT INTO fc_big SELECT 5, bf_add_all(bf_create_growing(100, 1e-6), ARRAY(SELECT (500000 + g)::int8 FROM generate_series(1, 1000) g));
+SELECT pg_column_size(f) > 2000 AS toasted FROM fc_big ORDER BY id;
+-- (the filters as the inner side of a join: they alternate key by key)
+SELECT b.id, count(*) FILTER (WHERE bf_contains(b.f, k.k)) AS found
+FROM (SELECT (i * 100000 + g)::int8 AS k FROM generate_series(1, 2) i, generate_series(1, 1000) g) k
+	 CROSS JOIN LATERAL (SELECT * FROM fc_big WHERE id < 4 AND k.k > 0) b
+GROUP BY b.id ORDER BY b.id;
+-- a growing filter's bigint keys: never the shortcut, which reads one
+-- plain bit array
+SELECT count(*) FILTER (WHERE bf_contains(f, g::int8)) AS found
+FROM fc_big, generate_series(500001, 501000) g WHERE id = 5;
+SELECT bf_contains(f, 1::int8) FROM fc_big ORDER BY id;
+
 -- a temporary table's pages change without WAL: its values are not cached
 SELECT bf_filter_cache_reset();
 CREATE TEMP TABLE fc_temp (f bloomfilter);
@@ -91,5 +114,5 @@ SELECT bf_contains((SELECT f FROM fc_temp), 1500);
 SELECT entries, hits, misses FROM fc_stats();
 
 RESET client_min_messages;
-DROP TABLE fc_filters, fc_temp;
+DROP TABLE fc_filters, fc_temp, fc_big;
 DROP FUNCTION fc_stats();

@@ -283,8 +283,13 @@ bloom_block_test(const uint8_t *block, int k, uint64_t h)
 {
 	uint64_t	salt = UINT64_C(0x9E3779B97F4A7C15);
 
-	/* the bit positions of bloom_block_set, stopping at the first unset */
-	for (int i = 0; i < k; i += 7)
+	int			i = 0;
+
+	/*
+	 * The bit positions of bloom_block_set, stopping at the first unset.
+	 * k >= 1 (validated), so the loop is entered without a test.
+	 */
+	do
 	{
 		uint64_t	x = bloom_mix64(h + salt);
 		int			n = k - i < 7 ? k - i : 7;
@@ -298,7 +303,8 @@ bloom_block_test(const uint8_t *block, int k, uint64_t h)
 			x >>= 9;
 		}
 		salt += UINT64_C(0x9E3779B97F4A7C15);
-	}
+		i += 7;
+	} while (i < k);
 	return true;
 }
 
