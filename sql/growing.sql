@@ -4,17 +4,7 @@
 -- after a growth, the rate bound, the functions that take both forms and
 -- those that refuse, round trips and bad input.
 --
--- errors as SQLSTATE, message and detail, so that the error code is checked too
-CREATE FUNCTION bg_err(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	detail text;
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
-	RETURN SQLSTATE || ': ' || SQLERRM || coalesce(nullif(' -- ' || detail, ' -- '), '');
-END $$;
+\i sql/include/errors.sql
 
 --
 -- a new growing filter: one empty layer sized for capacity at fpr / 10
@@ -27,13 +17,13 @@ FROM bf_info(bf_create_growing(1000, 0.02, 3, 7));
 SELECT l.nbits = e.nbits AND l.nhashes = e.nhashes AS first_layer_as_bf_create
 FROM bf_layers(bf_create_growing(1000)) l, bf_estimate(1000, 0.01 * (1 - 0.9)) e;
 -- bad parameters
-SELECT bg_err($$SELECT bf_create_growing(1000, 0.01, 1)$$);
-SELECT bg_err($$SELECT bf_create_growing(1000, 0.01, 17)$$);
-SELECT bg_err($$SELECT bf_create_growing(0)$$);
-SELECT bg_err($$SELECT bf_create_growing(1000, 0)$$);
-SELECT bg_err($$SELECT bf_create_growing(1000, 1)$$);
-SELECT bg_err($$SELECT bf_create_growing(1000, 'NaN')$$);
-SELECT bg_err($$SELECT bf_create_growing(1000, 5e-324)$$);
+SELECT test_err($$SELECT bf_create_growing(1000, 0.01, 1)$$);
+SELECT test_err($$SELECT bf_create_growing(1000, 0.01, 17)$$);
+SELECT test_err($$SELECT bf_create_growing(0)$$);
+SELECT test_err($$SELECT bf_create_growing(1000, 0)$$);
+SELECT test_err($$SELECT bf_create_growing(1000, 1)$$);
+SELECT test_err($$SELECT bf_create_growing(1000, 'NaN')$$);
+SELECT test_err($$SELECT bf_create_growing(1000, 5e-324)$$);
 
 --
 -- growth: 1 000 keys into capacity 20, growth 2 make layers of 20, 40,
@@ -127,8 +117,8 @@ SELECT bf_contains(f, ROW(7, 'attr-3')) AS seen, bf_contains(f, ROW(7, 'attr-9')
 	   (SELECT count(*) FROM bf_layers(f)) AS layers, (bf_info(f)).element_type
 FROM f;
 -- the family is fixed by the first add, in every layer
-SELECT bg_err($$SELECT bf_add(bf_add_all(bf_create_growing(2), ARRAY[1, 2, 3, 4, 5]), 'x'::text)$$);
-SELECT bg_err($$SELECT bf_contains(bf_add(bf_create_growing(2), 1), 'x'::text)$$);
+SELECT test_err($$SELECT bf_add(bf_add_all(bf_create_growing(2), ARRAY[1, 2, 3, 4, 5]), 'x'::text)$$);
+SELECT test_err($$SELECT bf_contains(bf_add(bf_create_growing(2), 1), 'x'::text)$$);
 -- nothing added: false for every key, of any family
 SELECT bf_contains(bf_create_growing(10), 1), bf_contains(bf_create_growing(10), 'x'::text);
 
@@ -166,9 +156,9 @@ FROM bg WHERE id = 1;
 --
 -- set algebra refuses a growing filter (either side)
 --
-SELECT bg_err($$SELECT bf_create_growing(10) | bf_create_growing(10)$$);
-SELECT bg_err($$SELECT bf_intersect(bf_create(10), bf_create_growing(10))$$);
-SELECT bg_err($$SELECT bf_union_agg(f) FROM (VALUES (bf_create_growing(10))) v(f)$$);
+SELECT test_err($$SELECT bf_create_growing(10) | bf_create_growing(10)$$);
+SELECT test_err($$SELECT bf_intersect(bf_create(10), bf_create_growing(10))$$);
+SELECT test_err($$SELECT bf_union_agg(f) FROM (VALUES (bf_create_growing(10))) v(f)$$);
 
 --
 -- round trips: text, bytea, binary COPY
@@ -191,27 +181,27 @@ CREATE FUNCTION bg_patch(b bytea, off int, hex text) RETURNS bytea LANGUAGE sql 
 CREATE TEMP TABLE bg_good AS
 	SELECT f::bytea AS b FROM (SELECT bf_add_all(bf_create_growing(5, 0.01, 2, 3),
 												 ARRAY(SELECT generate_series(1, 20))) f) s;
-SELECT bg_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 4, '0200'))) FROM bg_good;
-SELECT bg_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 6, '0100'))) FROM bg_good;
-SELECT bg_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 8, '01000000'))) FROM bg_good;
-SELECT bg_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 16, '0600000000000000'))) FROM bg_good;
-SELECT bg_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 40, '01'))) FROM bg_good;
-SELECT bg_err(format('SELECT %L::bytea::bloomfilter', substr(b, 1, length(b) - 1))) FROM bg_good;
-SELECT bg_err(format('SELECT %L::bytea::bloomfilter', substr(b, 1, 64))) FROM bg_good;
+SELECT test_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 4, '0200'))) FROM bg_good;
+SELECT test_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 6, '0100'))) FROM bg_good;
+SELECT test_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 8, '01000000'))) FROM bg_good;
+SELECT test_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 16, '0600000000000000'))) FROM bg_good;
+SELECT test_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 40, '01'))) FROM bg_good;
+SELECT test_err(format('SELECT %L::bytea::bloomfilter', substr(b, 1, length(b) - 1))) FROM bg_good;
+SELECT test_err(format('SELECT %L::bytea::bloomfilter', substr(b, 1, 64))) FROM bg_good;
 -- a layer with another seed (layer 1 starts after layer 0's 64 + 64 bytes)
-SELECT bg_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 64 + 128 + 16, '04'))) FROM bg_good;
+SELECT test_err(format('SELECT %L::bytea::bloomfilter', bg_patch(b, 64 + 128 + 16, '04'))) FROM bg_good;
 -- the text form: one spelling per value
-SELECT bg_err(format('SELECT %L::bloomfilter', replace(f::text, 'fpr=0.05 ', 'fpr=0.050 ')))
+SELECT test_err(format('SELECT %L::bloomfilter', replace(f::text, 'fpr=0.05 ', 'fpr=0.050 ')))
 FROM (SELECT bf_add(bf_create_growing(3, 0.05), 42) f) s;
-SELECT bg_err(format('SELECT %L::bloomfilter', replace(f::text, 'growth=2', 'growth=02')))
+SELECT test_err(format('SELECT %L::bloomfilter', replace(f::text, 'growth=2', 'growth=02')))
 FROM (SELECT bf_add(bf_create_growing(3, 0.05), 42) f) s;
-SELECT bg_err(format('SELECT %L::bloomfilter', f::text || ' ')) FROM (SELECT bf_create_growing(3) f) s;
-SELECT bg_err($$SELECT 'bloomgrowing:1 capacity=3 fpr=0.01 ratio=0.9 growth=2'::bloomfilter$$);
-SELECT bg_err(format('SELECT %L::bloomfilter', replace(f::text, 'layer=bloomfilter:1', 'layer=bloomgrowing:1')))
+SELECT test_err(format('SELECT %L::bloomfilter', f::text || ' ')) FROM (SELECT bf_create_growing(3) f) s;
+SELECT test_err($$SELECT 'bloomgrowing:1 capacity=3 fpr=0.01 ratio=0.9 growth=2'::bloomfilter$$);
+SELECT test_err(format('SELECT %L::bloomfilter', replace(f::text, 'layer=bloomfilter:1', 'layer=bloomgrowing:1')))
 FROM (SELECT bf_create_growing(3) f) s;
-SELECT bg_err(format('SELECT %L::bloomfilter', replace(f::text, 'capacity=3 fpr=0.01', 'capacity=4 fpr=0.01')))
+SELECT test_err(format('SELECT %L::bloomfilter', replace(f::text, 'capacity=3 fpr=0.01', 'capacity=4 fpr=0.01')))
 FROM (SELECT bf_create_growing(3) f) s;
 
 DROP TABLE bg;
 DROP FUNCTION bg_patch(bytea, int, text);
-DROP FUNCTION bg_err(text);
+DROP FUNCTION test_err(text);

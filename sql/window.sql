@@ -6,25 +6,7 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
--- errors as SQLSTATE, message and detail, so that the error code is checked too
-CREATE FUNCTION bw_err(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	detail text;
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
-	RETURN SQLSTATE || ': ' || SQLERRM || coalesce(nullif(' -- ' || detail, ' -- '), '');
-END $$;
--- only the SQLSTATE, for errors whose text belongs to another type
-CREATE FUNCTION bw_errcode(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE;
-END $$;
+\i sql/include/errors.sql
 
 --
 -- parameters: the window is cut into slices; each of the N + 1 slices
@@ -40,20 +22,20 @@ FROM bf_window_info(bf_window_create('1 day', 5000, 0.01, 4)) s,
 	 bf_estimate(5000, 0.01 / 5) e,
 	 (SELECT filter AS f FROM bf_window_slices(
 		 bf_window_add(bf_window_create('1 day', 5000, 0.01, 4), 1, '2024-01-01')) LIMIT 1) x;
-SELECT bw_err($$SELECT bf_window_create('1 month', 10)$$);
-SELECT bw_err($$SELECT bf_window_create('1 year 2 days', 10)$$);
-SELECT bw_err($$SELECT bf_window_create('0', 10)$$);
-SELECT bw_err($$SELECT bf_window_create('-1 day', 10)$$);
-SELECT bw_err($$SELECT bf_window_create('1 day -24 hours', 10)$$);
-SELECT bw_err($$SELECT bf_window_create('100000000 days', 10)$$);
-SELECT bw_err($$SELECT bf_window_create('1 day', 10, 0.01, 0)$$);
-SELECT bw_err($$SELECT bf_window_create('1 day', 10, 0.01, 1025)$$);
-SELECT bw_err($$SELECT bf_window_create('1 second', 10, 0.01, 7)$$);
-SELECT bw_err($$SELECT bf_window_create('1 day', 0)$$);
-SELECT bw_err($$SELECT bf_window_create('1 day', 10, 0)$$);
-SELECT bw_err($$SELECT bf_window_create('1 day', 10, 1)$$);
-SELECT bw_err($$SELECT bf_window_create('1 day', 10, 'NaN')$$);
-SELECT bw_err($$SELECT bf_window_create('1 day', 100000000, 0.01, 1024)$$);
+SELECT test_err($$SELECT bf_window_create('1 month', 10)$$);
+SELECT test_err($$SELECT bf_window_create('1 year 2 days', 10)$$);
+SELECT test_err($$SELECT bf_window_create('0', 10)$$);
+SELECT test_err($$SELECT bf_window_create('-1 day', 10)$$);
+SELECT test_err($$SELECT bf_window_create('1 day -24 hours', 10)$$);
+SELECT test_err($$SELECT bf_window_create('100000000 days', 10)$$);
+SELECT test_err($$SELECT bf_window_create('1 day', 10, 0.01, 0)$$);
+SELECT test_err($$SELECT bf_window_create('1 day', 10, 0.01, 1025)$$);
+SELECT test_err($$SELECT bf_window_create('1 second', 10, 0.01, 7)$$);
+SELECT test_err($$SELECT bf_window_create('1 day', 0)$$);
+SELECT test_err($$SELECT bf_window_create('1 day', 10, 0)$$);
+SELECT test_err($$SELECT bf_window_create('1 day', 10, 1)$$);
+SELECT test_err($$SELECT bf_window_create('1 day', 10, 'NaN')$$);
+SELECT test_err($$SELECT bf_window_create('1 day', 100000000, 0.01, 1024)$$);
 -- 1 microsecond slices and a day in hours are fine
 SELECT slice_width FROM bf_window_info(bf_window_create('3 microseconds', 10, 0.01, 3));
 SELECT window_length FROM bf_window_info(bf_window_create('48 hours', 10, 0.01, 2));
@@ -90,12 +72,12 @@ FROM g, bf_window_slices(w);
 SELECT newest_slice, ignored_adds, element_type FROM g, bf_window_info(w);
 -- an absent key and a key of another family
 SELECT bf_window_contains(w, 'other', '2024-01-11') AS absent FROM g;
-SELECT bw_err($$SELECT bf_window_contains(w, 42, '2024-01-11') FROM g$$);
-SELECT bw_err($$SELECT bf_window_add(w, 42, '2024-01-11') FROM g$$);
+SELECT test_err($$SELECT bf_window_contains(w, 42, '2024-01-11') FROM g$$);
+SELECT test_err($$SELECT bf_window_add(w, 42, '2024-01-11') FROM g$$);
 -- infinite and NULL times
-SELECT bw_err($$SELECT bf_window_contains(w, 'start', 'infinity') FROM g$$);
-SELECT bw_err($$SELECT bf_window_add(w, 'start', '-infinity') FROM g$$);
-SELECT bw_err($$SELECT bf_window_add(w, 'start', NULL) FROM g$$);
+SELECT test_err($$SELECT bf_window_contains(w, 'start', 'infinity') FROM g$$);
+SELECT test_err($$SELECT bf_window_add(w, 'start', '-infinity') FROM g$$);
+SELECT test_err($$SELECT bf_window_add(w, 'start', NULL) FROM g$$);
 SELECT bf_window_contains(w, 'start', NULL) IS NULL AS null_time_is_null FROM g;
 -- NULL values and NULL windows
 SELECT bf_window_add(w, NULL::text, '2024-01-11') = w AS null_value_unchanged,
@@ -218,10 +200,10 @@ FROM events;
 SELECT bf_window_agg(k, at, '1 day', 10) IS NULL AS no_rows FROM events WHERE false;
 SELECT bf_window_agg(NULL::int, at, '1 day', 10) = bf_window_create('1 day', 10) AS all_null_values
 FROM events;
-SELECT bw_err($$SELECT bf_window_agg(k, NULL, '1 day', 10) FROM events$$);
-SELECT bw_err($$SELECT bf_window_agg(k, at, NULL, 10) FROM events$$);
-SELECT bw_err($$SELECT bf_window_agg(k, at, CASE WHEN k = 500 THEN interval '2 days' ELSE '1 day' END, 10) FROM events$$);
-SELECT bw_err($$SELECT bf_window_agg(k, at, '1 month', 10) FROM events$$);
+SELECT test_err($$SELECT bf_window_agg(k, NULL, '1 day', 10) FROM events$$);
+SELECT test_err($$SELECT bf_window_agg(k, at, NULL, 10) FROM events$$);
+SELECT test_err($$SELECT bf_window_agg(k, at, CASE WHEN k = 500 THEN interval '2 days' ELSE '1 day' END, 10) FROM events$$);
+SELECT test_err($$SELECT bf_window_agg(k, at, '1 month', 10) FROM events$$);
 
 -- and in parallel: the same bytes
 CREATE TABLE events_big AS
@@ -269,12 +251,12 @@ FROM (SELECT bf_window_add(bf_window_create('2 days', 10, 0.01, 2), 1, '2024-05-
 SELECT (bf_window_info(a | b)).ignored_adds
 FROM (SELECT bf_window_add(bf_window_add(bf_window_create('2 days', 10, 0.01, 2), 1, '2024-05-10'), 5, '2024-01-01') AS a,
 			 bf_window_add(bf_window_add(bf_window_create('2 days', 10, 0.01, 2), 2, '2024-05-10'), 6, '2024-01-01') AS b) x;
-SELECT bw_err($$SELECT bf_window_create('3 days', 10, 0.01, 3) | bf_window_create('3 days', 10, 0.01, 1)$$);
-SELECT bw_err($$SELECT bf_window_create('3 days', 10, 0.01, 3) | bf_window_create('6 days', 10, 0.01, 3)$$);
-SELECT bw_err($$SELECT bf_window_create('3 days', 10, 0.01, 3) | bf_window_create('3 days', 20, 0.01, 3)$$);
-SELECT bw_err($$SELECT bf_window_create('3 days', 10, 0.01, 3) | bf_window_create('3 days', 10, 0.02, 3)$$);
-SELECT bw_err($$SELECT bf_window_create('3 days', 10, 0.01, 3, 1) | bf_window_create('3 days', 10, 0.01, 3, 2)$$);
-SELECT bw_err($$SELECT bf_window_add(bf_window_create('3 days', 10), 1, '2024-01-01') | bf_window_add(bf_window_create('3 days', 10), 'x', '2024-01-01')$$);
+SELECT test_err($$SELECT bf_window_create('3 days', 10, 0.01, 3) | bf_window_create('3 days', 10, 0.01, 1)$$);
+SELECT test_err($$SELECT bf_window_create('3 days', 10, 0.01, 3) | bf_window_create('6 days', 10, 0.01, 3)$$);
+SELECT test_err($$SELECT bf_window_create('3 days', 10, 0.01, 3) | bf_window_create('3 days', 20, 0.01, 3)$$);
+SELECT test_err($$SELECT bf_window_create('3 days', 10, 0.01, 3) | bf_window_create('3 days', 10, 0.02, 3)$$);
+SELECT test_err($$SELECT bf_window_create('3 days', 10, 0.01, 3, 1) | bf_window_create('3 days', 10, 0.01, 3, 2)$$);
+SELECT test_err($$SELECT bf_window_add(bf_window_create('3 days', 10), 1, '2024-01-01') | bf_window_add(bf_window_create('3 days', 10), 'x', '2024-01-01')$$);
 
 --
 -- records, as in "user x attribute": ROW(user_id, attr)
@@ -315,58 +297,58 @@ SELECT id, slice_start, slice_end, expires FROM io_w, bf_window_slices(w) WHERE 
 --
 -- bad input: text and bytes
 --
-SELECT bw_err($$SELECT 'garbage'::bloomwindow$$);
-SELECT bw_err($$SELECT 'bloomwindow:1 slices=0'::bloomwindow$$);
-SELECT bw_err($$SELECT 'bloomwindow:1 slices=2 slice_us=0'::bloomwindow$$);
-SELECT bw_err($$SELECT 'bloomwindow:1 slices=2 slice_us=+5'::bloomwindow$$);
-SELECT bw_err($$SELECT 'bloomwindow:1 slices=2 slice_us=5 capacity=0'::bloomwindow$$);
-SELECT bw_err($$SELECT 'bloomwindow:1 slices=2 slice_us=5 capacity=1 fpr=1'::bloomwindow$$);
-SELECT bw_err($$SELECT 'bloomwindow:1 slices=2 slice_us=5 capacity=1 fpr=0.01 newest=x'::bloomwindow$$);
-SELECT bw_err($$SELECT 'bloomwindow:1 slices=2 slice_us=5 capacity=1 fpr=0.01 newest=none ignored=-1'::bloomwindow$$);
-SELECT bw_err($$SELECT 'bloomwindow:1 slices=2 slice_us=5 capacity=1 fpr=0.01 newest=none ignored=0'::bloomwindow$$);
+SELECT test_err($$SELECT 'garbage'::bloomwindow$$);
+SELECT test_err($$SELECT 'bloomwindow:1 slices=0'::bloomwindow$$);
+SELECT test_err($$SELECT 'bloomwindow:1 slices=2 slice_us=0'::bloomwindow$$);
+SELECT test_err($$SELECT 'bloomwindow:1 slices=2 slice_us=+5'::bloomwindow$$);
+SELECT test_err($$SELECT 'bloomwindow:1 slices=2 slice_us=5 capacity=0'::bloomwindow$$);
+SELECT test_err($$SELECT 'bloomwindow:1 slices=2 slice_us=5 capacity=1 fpr=1'::bloomwindow$$);
+SELECT test_err($$SELECT 'bloomwindow:1 slices=2 slice_us=5 capacity=1 fpr=0.01 newest=x'::bloomwindow$$);
+SELECT test_err($$SELECT 'bloomwindow:1 slices=2 slice_us=5 capacity=1 fpr=0.01 newest=none ignored=-1'::bloomwindow$$);
+SELECT test_err($$SELECT 'bloomwindow:1 slices=2 slice_us=5 capacity=1 fpr=0.01 newest=none ignored=0'::bloomwindow$$);
 -- a slot that is not a bloomfilter: the bloomfilter type's own error
-SELECT bw_errcode($$SELECT 'bloomwindow:1 slices=1 slice_us=5 capacity=1 fpr=0.01 newest=none ignored=0 slot=bloomfilter:1 layout=blocked hash=md5 bits=AA slot=x'::bloomwindow$$);
+SELECT test_errcode($$SELECT 'bloomwindow:1 slices=1 slice_us=5 capacity=1 fpr=0.01 newest=none ignored=0 slot=bloomfilter:1 layout=blocked hash=md5 bits=AA slot=x'::bloomwindow$$);
 -- edits of a valid text form
 CREATE TABLE good_w AS SELECT w::text AS t, w::bytea AS b FROM io_w WHERE id = 5;
-SELECT bw_err(format('SELECT %L::bloomwindow', t || ' slot=x')) FROM good_w;
-SELECT bw_err(format('SELECT %L::bloomwindow', t || ' x')) FROM good_w;
-SELECT bw_err(format('SELECT %L::bloomwindow', replace(t, 'slices=4', 'slices=3'))) FROM good_w;
-SELECT bw_err(format('SELECT %L::bloomwindow', replace(t, 'fpr=0.01 ', 'fpr=0.02 '))) FROM good_w;
-SELECT bw_err(format('SELECT %L::bloomwindow', replace(t, 'capacity=10 fpr=0.01 newest', 'capacity=11 fpr=0.01 newest'))) FROM good_w;
-SELECT bw_err(format('SELECT %L::bloomwindow', regexp_replace(t, 'newest=-?[0-9]+', 'newest=none'))) FROM good_w;
-SELECT bw_err(format('SELECT %L::bloomwindow', regexp_replace(t, 'newest=-?[0-9]+', 'newest=9223372036854775807'))) FROM good_w;
-SELECT bw_err(format('SELECT %L::bloomwindow', regexp_replace(t, 'ignored=0', 'ignored=9223372036854775808'))) FROM good_w;
-SELECT bw_err(format('SELECT %L::bloomwindow', regexp_replace(t, 'seed=0', 'seed=1'))) FROM good_w;
-SELECT bw_errcode(format('SELECT %L::bloomwindow', regexp_replace(t, 'nbits=512', 'nbits=1024'))) FROM good_w;
+SELECT test_err(format('SELECT %L::bloomwindow', t || ' slot=x')) FROM good_w;
+SELECT test_err(format('SELECT %L::bloomwindow', t || ' x')) FROM good_w;
+SELECT test_err(format('SELECT %L::bloomwindow', replace(t, 'slices=4', 'slices=3'))) FROM good_w;
+SELECT test_err(format('SELECT %L::bloomwindow', replace(t, 'fpr=0.01 ', 'fpr=0.02 '))) FROM good_w;
+SELECT test_err(format('SELECT %L::bloomwindow', replace(t, 'capacity=10 fpr=0.01 newest', 'capacity=11 fpr=0.01 newest'))) FROM good_w;
+SELECT test_err(format('SELECT %L::bloomwindow', regexp_replace(t, 'newest=-?[0-9]+', 'newest=none'))) FROM good_w;
+SELECT test_err(format('SELECT %L::bloomwindow', regexp_replace(t, 'newest=-?[0-9]+', 'newest=9223372036854775807'))) FROM good_w;
+SELECT test_err(format('SELECT %L::bloomwindow', regexp_replace(t, 'ignored=0', 'ignored=9223372036854775808'))) FROM good_w;
+SELECT test_err(format('SELECT %L::bloomwindow', regexp_replace(t, 'seed=0', 'seed=1'))) FROM good_w;
+SELECT test_errcode(format('SELECT %L::bloomwindow', regexp_replace(t, 'nbits=512', 'nbits=1024'))) FROM good_w;
 -- bytes: header fields (offsets 0-63), then slot headers
-SELECT bw_err($$SELECT ''::bytea::bloomwindow$$);
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x58' FROM 1))) FROM good_w;                  -- magic
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0200' FROM 5))) FROM good_w;                -- version
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000' FROM 7))) FROM good_w;                -- 0 slices
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0104' FROM 7))) FROM good_w;                -- 1025 slices
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000000000000000' FROM 9))) FROM good_w;    -- slice width 0
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000000000000040' FROM 9))) FROM good_w;    -- window > 2^61
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\xffffffffffffff7f' FROM 17))) FROM good_w;   -- newest beyond timestamptz
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000000000000080' FROM 17))) FROM good_w;   -- "nothing added" with a family
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000000000000080' FROM 25))) FROM good_w;   -- ignored >= 2^63
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000000000000000' FROM 33))) FROM good_w;   -- capacity 0
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x000000000000f87f' FROM 41))) FROM good_w;   -- fpr NaN
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x01' FROM 49))) FROM good_w;                 -- reserved
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x01' FROM 64))) FROM good_w;                 -- reserved
-SELECT bw_errcode(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x58' FROM 65))) FROM good_w;           -- slot 0 magic
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x02' FROM 65 + 24))) FROM good_w;       -- slot 0 nblocks vs length
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x07' FROM 65 + 128 + 10))) FROM good_w;      -- slot 1 nhashes
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x07' FROM 65 + 128 + 16))) FROM good_w;      -- slot 1 seed
-SELECT bw_errcode(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x00' FROM 65 + 128 + 8))) FROM good_w;    -- slot 1 family
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0b00000000000000' FROM 65 + 40))) FROM good_w; -- slot 0 capacity
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x7b14ae47e17a843f' FROM 65 + 48))) FROM good_w; -- slot 0 fpr 0.01
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', substring(b FROM 1 FOR length(b) - 1))) FROM good_w;             -- short
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow', b || '\x00'::bytea)) FROM good_w;                                -- long
+SELECT test_err($$SELECT ''::bytea::bloomwindow$$);
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x58' FROM 1))) FROM good_w;                  -- magic
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0200' FROM 5))) FROM good_w;                -- version
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000' FROM 7))) FROM good_w;                -- 0 slices
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0104' FROM 7))) FROM good_w;                -- 1025 slices
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000000000000000' FROM 9))) FROM good_w;    -- slice width 0
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000000000000040' FROM 9))) FROM good_w;    -- window > 2^61
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\xffffffffffffff7f' FROM 17))) FROM good_w;   -- newest beyond timestamptz
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000000000000080' FROM 17))) FROM good_w;   -- "nothing added" with a family
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000000000000080' FROM 25))) FROM good_w;   -- ignored >= 2^63
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0000000000000000' FROM 33))) FROM good_w;   -- capacity 0
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x000000000000f87f' FROM 41))) FROM good_w;   -- fpr NaN
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x01' FROM 49))) FROM good_w;                 -- reserved
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x01' FROM 64))) FROM good_w;                 -- reserved
+SELECT test_errcode(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x58' FROM 65))) FROM good_w;           -- slot 0 magic
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x02' FROM 65 + 24))) FROM good_w;       -- slot 0 nblocks vs length
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x07' FROM 65 + 128 + 10))) FROM good_w;      -- slot 1 nhashes
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x07' FROM 65 + 128 + 16))) FROM good_w;      -- slot 1 seed
+SELECT test_errcode(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x00' FROM 65 + 128 + 8))) FROM good_w;    -- slot 1 family
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x0b00000000000000' FROM 65 + 40))) FROM good_w; -- slot 0 capacity
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', overlay(b PLACING '\x7b14ae47e17a843f' FROM 65 + 48))) FROM good_w; -- slot 0 fpr 0.01
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', substring(b FROM 1 FOR length(b) - 1))) FROM good_w;             -- short
+SELECT test_err(format('SELECT %L::bytea::bloomwindow', b || '\x00'::bytea)) FROM good_w;                                -- long
 -- the "inserted" counters are free, as in a bloomfilter
 SELECT overlay(b PLACING '\x0500000000000000' FROM 65 + 128 + 32)::bloomwindow = b::bloomwindow AS inserted_free
 FROM good_w;
 -- a non-portable window naming a type OID that does not exist
-SELECT bw_err(format('SELECT %L::bytea::bloomwindow',
+SELECT test_err(format('SELECT %L::bytea::bloomwindow',
 	overlay(overlay(overlay(w::bytea PLACING '\x00286bee' FROM 65 + 12)
 		PLACING '\x00286bee' FROM 65 + 64 + 64 + 12)
 		PLACING '\x00286bee' FROM 65 + 2 * (64 + 64) + 12)))
@@ -374,3 +356,4 @@ FROM io_w WHERE id = 4;
 
 -- leave nothing behind for the suites after this one
 DROP TABLE g, idle, stored_w, back, events, folds, events_big, halves, io_w, io_w2, good_w;
+DROP FUNCTION test_err(text), test_errcode(text);

@@ -61,3 +61,14 @@ type IncompatibleError struct {
 func (e *IncompatibleError) Error() string {
 	return "bloomfilter: filters are not compatible: they differ in " + e.Param
 }
+
+// asTextError turns the *FormatError of bytes rebuilt from a text form into
+// the text form's error (SQLSTATE 22P02), as the server's input function
+// reports it; other errors pass through.
+func asTextError(err error) error {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return textError("%s", fe.Msg)
+	}
+	return err
+}

@@ -279,11 +279,7 @@ func parseGrowingText(s string) (*Filter, error) {
 	}
 	f, err := parseGrowing(g.appendBytes(nil), false)
 	if err != nil {
-		var fe *FormatError
-		if errors.As(err, &fe) {
-			return nil, textError("%s", fe.Msg)
-		}
-		return nil, err
+		return nil, asTextError(err)
 	}
 	// one text per value: other spellings of the same numbers are refused
 	if f.String() != s {

@@ -7,7 +7,6 @@ package bloomfilter
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -178,11 +177,7 @@ func ParseWindowText(s string) (*Window, error) {
 	}
 	w, err := ParseWindow(raw)
 	if err != nil {
-		var fe *FormatError
-		if errors.As(err, &fe) {
-			return nil, textError("%s", fe.Msg)
-		}
-		return nil, err
+		return nil, asTextError(err)
 	}
 	// one text per window: other spellings of the same numbers are refused
 	if w.String() != s {
