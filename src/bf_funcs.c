@@ -587,7 +587,7 @@ bf_add(PG_FUNCTION_ARGS)
 
 		bf_grow_adder_init(&ga, f.vl, ti);
 		bf_grow_adder_add(&ga, PG_GETARG_DATUM(1));
-		PG_RETURN_POINTER(ga.vl);
+		PG_RETURN_POINTER(bf_grow_adder_finish(&ga));
 	}
 	bf_read_header(f.vl, &f.hdr);
 	bf_add_value(&f, ti, PG_GETARG_DATUM(1));
@@ -641,9 +641,9 @@ bf_add_all(PG_FUNCTION_ARGS)
 			if (!isnull)
 				bf_grow_adder_add(&ga, value);
 			else if ((i & 1023) == 0)
-				CHECK_FOR_INTERRUPTS();
+				CHECK_FOR_INTERRUPTS();	/* the adder checks between batches */
 		}
-		PG_RETURN_POINTER(ga.vl);
+		PG_RETURN_POINTER(bf_grow_adder_finish(&ga));
 	}
 	bf_read_header(f.vl, &f.hdr);
 

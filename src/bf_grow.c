@@ -16,9 +16,6 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-/* how often a long run of adds checks for interrupts */
-#define BF_GROW_INTERRUPT_EVERY 256
-
 /* validate the bytes of a growing value, erroring out with sqlstate */
 void
 bf_grow_check(const uint8 *data, size_t len, BloomGrowHeader *gh, int sqlstate)
@@ -100,7 +97,7 @@ bf_grow_adder_init(BfGrowAdder *a, struct varlena *vl, BfTypeInfo *ti)
 	a->vl = vl;
 	a->ti = ti;
 	a->checked = false;
-	a->count = 0;
+	a->n = 0;
 	bf_grow_read(vl, &a->gh, ERRCODE_DATA_CORRUPTED);
 }
 
@@ -135,15 +132,46 @@ append_layer(BfGrowAdder *a)
 	bloom_grow_append(BF_PAYLOAD(a->vl), gh, nblocks, nhashes, layer_capacity, layer_fpr);
 }
 
+/* add the waiting hashes, in the order they came */
+static void
+grow_flush(BfGrowAdder *a)
+{
+	BloomGrowHeader *gh = &a->gh;
+
+	/* every BF_ADDER_BATCH values: loops over many values stay cancellable */
+	CHECK_FOR_INTERRUPTS();
+	for (int i = 0; i < a->n; i++)
+	{
+		uint64		h = a->hashes[i];
+		uint8	   *layer;
+
+		/* a key some layer holds already is not added again */
+		if (bloom_grow_test_hash(BF_PAYLOAD(a->vl), h))
+			continue;
+		if (gh->newest.inserted >= (uint64) gh->newest.capacity)
+			append_layer(a);
+		layer = BF_PAYLOAD(a->vl) + gh->newest_offset;
+		if (bloom_set_hash(layer + BLOOM_HEADER_SIZE, gh->newest.nblocks,
+						   gh->newest.nhashes, h))
+		{
+			BLOOM_COUNT_INSERT(&gh->newest);
+			bloom_store_u64(layer + BLOOM_INSERTED_OFFSET, gh->newest.inserted);
+		}
+	}
+	a->n = 0;
+}
+
+/*
+ * Hash a value and fetch its blocks; the test and the add come with the
+ * batch, as in bf_adder_add, so that the cache misses of the layers of
+ * many keys overlap.
+ */
 void
 bf_grow_adder_add(BfGrowAdder *a, Datum value)
 {
 	BloomGrowHeader *gh = &a->gh;
-	uint8	   *payload;
 	uint64		h;
 
-	if (++a->count % BF_GROW_INTERRUPT_EVERY == 0)
-		CHECK_FOR_INTERRUPTS();
 	bf_prepare_value(a->ti, value);
 	/* a record's row type may vary per value: check each one */
 	if (a->ti->family == BF_FAMILY_RECORD || !a->checked)
@@ -162,18 +190,18 @@ bf_grow_adder_add(BfGrowAdder *a, Datum value)
 		a->checked = true;
 	}
 	h = bf_hash_datum(a->ti, value, gh->first.seed);
-	/* a key some layer holds already is not added again */
-	if (bloom_grow_test_hash(BF_PAYLOAD(a->vl), h))
-		return;
-	if (gh->newest.inserted >= (uint64) gh->newest.capacity)
-		append_layer(a);
-	payload = BF_PAYLOAD(a->vl) + gh->newest_offset;
-	if (bloom_set_hash(payload + BLOOM_HEADER_SIZE, gh->newest.nblocks,
-					   gh->newest.nhashes, h))
-	{
-		BLOOM_COUNT_INSERT(&gh->newest);
-		bloom_store_u64(payload + BLOOM_INSERTED_OFFSET, gh->newest.inserted);
-	}
+	bloom_grow_prefetch_hash(BF_PAYLOAD(a->vl), h);
+	a->hashes[a->n++] = h;
+	if (a->n == BF_ADDER_BATCH)
+		grow_flush(a);
+}
+
+/* the value with every value added (it may have moved as it grew) */
+struct varlena *
+bf_grow_adder_finish(BfGrowAdder *a)
+{
+	grow_flush(a);
+	return a->vl;
 }
 
 /* ---- testing ---- */

@@ -242,15 +242,16 @@ bloom_grow_next_layer(const uint8_t *buf, const BloomGrowHeader *gh,
 	return off;
 }
 
-bool
-bloom_grow_test_hash(const uint8_t *buf, uint64_t h)
+/*
+ * The block of hash h in every layer and the layers' k; asks the CPU to
+ * fetch the blocks, so that their cache misses overlap.  Returns L.
+ */
+static int
+layer_blocks(const uint8_t *buf, uint64_t h, const uint8_t **block, int *k)
 {
-	const uint8_t *block[BLOOM_GROW_MAX_LAYERS];
-	int			k[BLOOM_GROW_MAX_LAYERS];
 	int			n = bloom_load_u16(buf + 6);
 	size_t		off = BLOOM_GROW_HEADER_SIZE;
 
-	/* every layer's block first, so that their cache misses overlap */
 	for (int i = 0; i < n; i++)
 	{
 		const uint8_t *layer = buf + off;
@@ -261,8 +262,26 @@ bloom_grow_test_hash(const uint8_t *buf, uint64_t h)
 		bloom_prefetch(block[i]);
 		off += bloom_total_size(nblocks);
 	}
+	return n;
+}
+
+void
+bloom_grow_prefetch_hash(const uint8_t *buf, uint64_t h)
+{
+	const uint8_t *block[BLOOM_GROW_MAX_LAYERS];
+	int			k[BLOOM_GROW_MAX_LAYERS];
+
+	(void) layer_blocks(buf, h, block, k);
+}
+
+bool
+bloom_grow_test_hash(const uint8_t *buf, uint64_t h)
+{
+	const uint8_t *block[BLOOM_GROW_MAX_LAYERS];
+	int			k[BLOOM_GROW_MAX_LAYERS];
+
 	/* newest first: it holds the most keys */
-	for (int i = n - 1; i >= 0; i--)
+	for (int i = layer_blocks(buf, h, block, k) - 1; i >= 0; i--)
 		if (bloom_block_test(block[i], k[i], h))
 			return true;
 	return false;

@@ -136,6 +136,9 @@ bloom_grow_length(const BloomGrowHeader *gh)
  */
 extern bool bloom_grow_test_hash(const uint8_t *buf, uint64_t h);
 
+/* fetch h's block of every layer ahead of a test (adders batch hashes) */
+extern void bloom_grow_prefetch_hash(const uint8_t *buf, uint64_t h);
+
 /*
  * Write family, flags and family detail of layer 0 into every other
  * layer (after the first add to an empty filter set layer 0's).

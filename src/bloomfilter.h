@@ -167,7 +167,8 @@ typedef struct BfGrowAdder
 	BloomGrowHeader gh;
 	BfTypeInfo *ti;
 	bool		checked;
-	uint64		count;
+	int			n;				/* hashes waiting, their blocks prefetched */
+	uint64		hashes[BF_ADDER_BATCH];
 } BfGrowAdder;
 
 typedef void (*BfLayerFn) (void *arg, int layer, const BloomHeader *hdr,
@@ -185,6 +186,7 @@ bf_grow_read(const struct varlena *vl, BloomGrowHeader *gh, int sqlstate)
 extern void bf_grow_refuse(void);
 extern void bf_grow_adder_init(BfGrowAdder *a, struct varlena *vl, BfTypeInfo *ti);
 extern void bf_grow_adder_add(BfGrowAdder *a, Datum value);
+extern struct varlena *bf_grow_adder_finish(BfGrowAdder *a);
 extern bool bf_grow_test(const BfFilter *f, BfTypeInfo *ti, Datum value);
 extern struct varlena *bf_grow_clear(const struct varlena *vl);
 extern void bf_for_each_layer(const BfFilter *f, BfLayerFn fn, void *arg);
