@@ -309,6 +309,45 @@ bloom_block_test(const uint8_t *block, int k, uint64_t h)
 }
 
 /*
+ * The mixed words of hash h that bloom_block_set and bloom_block_test
+ * draw bit positions from, seven per word: w[j] for positions 7j .. 7j + 6.
+ * Filters that share a hash but not a block (the layers of a growing
+ * filter) mix it once and test each block with bloom_block_test_words.
+ */
+static inline void
+bloom_block_words(uint64_t h, int k, uint64_t *w)
+{
+	uint64_t	salt = UINT64_C(0x9E3779B97F4A7C15);
+
+	for (int i = 0; i < k; i += 7)
+	{
+		w[i / 7] = bloom_mix64(h + salt);
+		salt += UINT64_C(0x9E3779B97F4A7C15);
+	}
+}
+
+/* bloom_block_test on words from bloom_block_words (for k or more bits) */
+static inline bool
+bloom_block_test_words(const uint8_t *block, int k, const uint64_t *w)
+{
+	for (int i = 0; i < k; i += 7)
+	{
+		uint64_t	x = w[i / 7];
+		int			n = k - i < 7 ? k - i : 7;
+
+		for (int j = 0; j < n; j++)
+		{
+			unsigned	pos = (unsigned) (x & 511);
+
+			if ((block[pos >> 3] & (1u << (pos & 7))) == 0)
+				return false;
+			x >>= 9;
+		}
+	}
+	return true;
+}
+
+/*
  * Set the k bits of hash h; bits points at the bit array (after the header).
  * Returns true if at least one bit was off before.
  */

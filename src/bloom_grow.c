@@ -279,10 +279,17 @@ bloom_grow_test_hash(const uint8_t *buf, uint64_t h)
 {
 	const uint8_t *block[BLOOM_GROW_MAX_LAYERS];
 	int			k[BLOOM_GROW_MAX_LAYERS];
+	uint64_t	words[(BLOOM_MAX_HASHES + 6) / 7];
+	int			n = layer_blocks(buf, h, block, k);
+	int			kmax = 0;
 
+	/* the bit positions depend on h alone: mix it once for every layer */
+	for (int i = 0; i < n; i++)
+		kmax = k[i] > kmax ? k[i] : kmax;
+	bloom_block_words(h, kmax, words);
 	/* newest first: it holds the most keys */
-	for (int i = layer_blocks(buf, h, block, k) - 1; i >= 0; i--)
-		if (bloom_block_test(block[i], k[i], h))
+	for (int i = n - 1; i >= 0; i--)
+		if (bloom_block_test_words(block[i], k[i], words))
 			return true;
 	return false;
 }
