@@ -191,8 +191,9 @@ bloom_grow_init(uint8_t *buf, BloomGrowHeader *gh, int64_t capacity, double fpr,
 				double ratio, uint32_t growth, uint64_t nblocks, int nhashes,
 				int64_t seed)
 {
-	int64_t		c;
-	double		p;
+	/* layer 0's target: bloom_grow_layer_target of layer 0 */
+	int64_t		c = capacity;
+	double		p = fpr * (1.0 - ratio);
 
 	gh->version = BLOOM_GROW_VERSION;
 	gh->nlayers = 1;
@@ -201,7 +202,6 @@ bloom_grow_init(uint8_t *buf, BloomGrowHeader *gh, int64_t capacity, double fpr,
 	gh->fpr = fpr;
 	gh->ratio = ratio;
 	bloom_grow_header_write(buf, gh);
-	(void) bloom_grow_layer_target(capacity, fpr, ratio, growth, 0, &c, &p);
 	bloom_header_init(&gh->first, nblocks, nhashes, seed, c, p);
 	bloom_header_write(buf + BLOOM_GROW_HEADER_SIZE, &gh->first);
 	gh->newest = gh->first;
