@@ -20,7 +20,7 @@ OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
 # the index access method and the functions reading an index
 OBJS_INDEX = src/bf_am.o src/bf_meta.o src/bf_build.o src/bf_insert.o src/bf_pending.o \
 	src/bf_scan.o src/bf_vacuum.o src/bf_access.o src/bf_index.o src/bf_changes.o \
-	src/bf_patch.o
+	src/bf_patch.o src/bf_layers.o
 
 # tracked filters: registry, management, lookups, triggers, DDL upkeep
 OBJS_TRACK = src/bf_registry.o src/bf_track_objects.o src/bf_track_manage.o \
@@ -37,7 +37,7 @@ REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates filter_c
 
 REGRESS_WINDOW = window growing
 
-REGRESS_INDEX = index index_security index_batch index_plan index_changes
+REGRESS_INDEX = index index_security index_batch index_plan index_changes index_growing
 
 REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign \
 	tracked_changes

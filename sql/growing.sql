@@ -204,4 +204,4 @@ FROM (SELECT bf_create_growing(3) f) s;
 
 DROP TABLE bg;
 DROP FUNCTION bg_patch(bytea, int, text);
-DROP FUNCTION test_err(text);
+DROP FUNCTION test_err(text), test_errcode(text);

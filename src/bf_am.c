@@ -50,6 +50,9 @@ bf_init_reloptions(void)
 	add_real_reloption(bf_relopt_kind, "fpr",
 					   "False-positive rate at capacity keys, between 0 and 1 exclusive",
 					   0.01, 0.0, 1.0, AccessExclusiveLock);
+	add_int_reloption(bf_relopt_kind, "growth",
+					  "0 = a filter of fixed size; 2 to 16 = add a layer this many times larger whenever the newest holds its capacity",
+					  0, 0, BLOOM_GROW_MAX_GROWTH, AccessExclusiveLock);
 	bf_relopt_ready = true;
 }
 
@@ -61,6 +64,8 @@ bfoptions(Datum reloptions, bool validate)
 		.offset = offsetof(BfOptions, capacity)},
 		{.optname = "fpr", .opttype = RELOPT_TYPE_REAL,
 		.offset = offsetof(BfOptions, fpr)},
+		{.optname = "growth", .opttype = RELOPT_TYPE_INT,
+		.offset = offsetof(BfOptions, growth)},
 	};
 	BfOptions  *opts;
 
@@ -75,13 +80,21 @@ bfoptions(Datum reloptions, bool validate)
 					 errmsg("value %g out of bounds for option \"fpr\"", opts->fpr),
 					 errdetail("The false-positive rate must be greater than 0 and less than 1."),
 					 errhint("Give a rate such as 0.01 for 1 %%.")));
+		if (opts->growth == 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("value 1 out of bounds for option \"growth\""),
+					 errdetail("Growth is 0 (the filter does not grow) or from %d to %d.",
+							   BLOOM_GROW_MIN_GROWTH, BLOOM_GROW_MAX_GROWTH)));
 		if (opts->capacity > 0)
 		{
 			uint64		nblocks;
 			int			nhashes;
 
 			/* refuse now what the build could not allocate */
-			bf_size_or_error(opts->capacity, opts->fpr, &nblocks, &nhashes);
+			bf_size_or_error(opts->capacity,
+							 opts->growth ? opts->fpr * (1.0 - BLOOM_GROW_RATIO) : opts->fpr,
+							 &nblocks, &nhashes);
 		}
 	}
 	return (bytea *) opts;

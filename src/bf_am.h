@@ -14,6 +14,13 @@
  * those of docs/FORMAT.md, so concatenating the data pages' blocks gives
  * the bit array of an equivalent bloomfilter value.
  *
+ * A growing index (reloption growth, metapage version 2) is a list of such
+ * filters, its layers, sized as the layers of a growing bloomfilter value
+ * (FORMAT.md section 9); the metapage's layer table (BfIndexLayers, after
+ * BfIndexMeta) gives each layer's first data page.  Layers are appended at
+ * the end of the relation when the newest one fills; keys go to the
+ * newest, lookups test every layer.  A version 1 metapage is one layer.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef BF_AM_H
@@ -30,7 +37,8 @@
 #include "utils/rel.h"
 
 #define BF_INDEX_MAGIC		0x424C4958	/* "BLIX" */
-#define BF_INDEX_VERSION	1
+#define BF_INDEX_VERSION	1	/* one filter */
+#define BF_INDEX_VERSION_GROWING 2	/* layers: BfIndexLayers follows */
 #define BF_METAPAGE_BLKNO	0
 #define BF_PAGE_BITS_OFFSET 64
 #define BF_BLOCKS_PER_PAGE	((uint32) bloom_paged_blocks_per_page(BLCKSZ - BF_PAGE_BITS_OFFSET))
@@ -50,7 +58,41 @@ typedef struct BfIndexMeta
 	uint32		detail;			/* family detail of the key (FORMAT.md) */
 	uint8		family;			/* family of the key: the column's, or record */
 	uint8		colfamilies[BLOOM_MAX_RECORD_FIELDS];
+
+	/*
+	 * The data page (0 = block 1) where this filter starts.  0 on disk (and
+	 * in every metapage written before layers existed, whose bytes here are
+	 * the zeros of PageInit); a layer's in the views of BfIndexState.
+	 */
+	uint32		first_page;
 } BfIndexMeta;
+
+/* one layer of a growing index */
+typedef struct BfIndexLayer
+{
+	uint64		nblocks;
+	uint32		nhashes;
+	uint32		first_page;		/* data page (0 = block 1) of its block 0 */
+	int64		capacity;		/* as FORMAT.md section 9.1 sizes it */
+	double		fpr;
+} BfIndexLayer;
+
+/*
+ * The layer table: on the metapage of a growing index, at
+ * BF_LAYERS_OFFSET; for a version 1 index, made up from the metapage (one
+ * layer, growth 0).
+ */
+typedef struct BfIndexLayers
+{
+	uint32		growth;			/* 0: the index does not grow */
+	uint32		nlayers;
+	int64		capacity;		/* layer 0's */
+	double		fpr;			/* the whole index's target */
+	double		ratio;			/* tightening ratio of the layers' rates */
+	BfIndexLayer layer[BLOOM_GROW_MAX_LAYERS];
+} BfIndexLayers;
+
+#define BF_LAYERS_OFFSET	(BF_PAGE_BITS_OFFSET + MAXALIGN(sizeof(BfIndexMeta)))
 
 /*
  * What a backend needs to hash keys for, and probe, one index: the
@@ -60,8 +102,9 @@ typedef struct BfIndexMeta
  */
 typedef struct BfIndexState
 {
-	BfIndexMeta meta;
+	BfIndexMeta meta;			/* of a growing index: its newest layer */
 	BfTypeInfo	cols[BLOOM_MAX_RECORD_FIELDS];
+	BfIndexLayers layers;
 } BfIndexState;
 
 /* reloptions */
@@ -70,6 +113,7 @@ typedef struct BfOptions
 	int32		vl_len_;		/* varlena header (do not touch directly!) */
 	int			capacity;		/* 0 = choose from the table's size */
 	double		fpr;
+	int			growth;			/* 0 = a filter that does not grow */
 } BfOptions;
 
 /* the data page (0 = block 1) holding the filter block of hash h */
@@ -91,7 +135,7 @@ bf_offset_of(uint64 h, const BfIndexMeta *meta)
 static inline void
 bf_locate(uint64 h, const BfIndexMeta *meta, BlockNumber *blkno, Size *offset)
 {
-	*blkno = (BlockNumber) (1 + bf_page_of(h, meta));
+	*blkno = (BlockNumber) (1 + meta->first_page + bf_page_of(h, meta));
 	*offset = bf_offset_of(h, meta);
 }
 
@@ -112,10 +156,18 @@ extern uint64 bf_index_hash_key(BfIndexState *st, Datum *values, bool *isnull,
 								bool *skip);
 extern void bf_index_state(Relation index, BfIndexState *st);
 extern void bf_index_meta(Relation index, BfIndexMeta *meta);
-extern void bf_fill_metapage(Page page, const BfIndexMeta *meta);
+extern void bf_fill_metapage(Page page, const BfIndexMeta *meta,
+							 const BfIndexLayers *layers);
 extern void bf_fill_datapage(Page page, const uint8 *blocks, uint64 nblocks);
-extern bool bf_index_test_hash(Relation index, const BfIndexMeta *meta, uint64 h,
+extern void bf_layer_view(const BfIndexMeta *meta, const BfIndexLayer *layer,
+						  BfIndexMeta *view);
+extern uint32 bf_index_data_pages(const BfIndexLayers *layers);
+extern bool bf_index_test_hash(Relation index, const BfIndexLayers *layers, uint64 h,
 							   Buffer *recent);
+extern void bf_index_grow(Relation index, uint32 full_first_page);
+extern const char *bf_layers_read(Page page, const BfIndexMeta *meta,
+								  BlockNumber relpages, BfIndexLayers *layers);
+extern bool bf_layer_page_full(const BfIndexMeta *meta, BlockNumber blkno, Page page);
 
 /* bf_build.c */
 extern IndexBuildResult *bfbuild(Relation heap, Relation index,
@@ -166,6 +218,7 @@ extern Relation bf_index_open(Oid indexoid, bool allow_partitioned,
 extern bool bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value);
 extern Relation bf_index_open_checked(Oid indexoid, BfIndexState *st,
 									  const char *what);
+extern void bf_index_growing_header(const BfIndexLayers *layers, uint8 *dst);
 extern void bf_index_value_header(const BfIndexMeta *meta, uint64 ones,
 								  uint8 *dst);
 

@@ -61,6 +61,90 @@ bf_metapage_lsn(Relation index)
 	return lsn;
 }
 
+/* has any page of layer l changed since? (its LSN, read under a share lock) */
+static bool
+bf_layer_changed(Relation index, const BfIndexLayer *l, XLogRecPtr since,
+				 BufferAccessStrategy strategy)
+{
+	uint64		npages = bloom_paged_npages(l->nblocks, BF_BLOCKS_PER_PAGE);
+
+	for (uint64 p = 0; p < npages; p++)
+	{
+		Buffer		buf;
+		XLogRecPtr	lsn;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBufferExtended(index, MAIN_FORKNUM, (BlockNumber) (1 + l->first_page + p),
+								 RBM_NORMAL, strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		lsn = PageGetLSN(BufferGetPage(buf));
+		UnlockReleaseBuffer(buf);
+		if (lsn > since)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The patch of a growing index's value (FORMAT.md section 9): its header,
+ * then for each layer with a page changed since (every layer when full)
+ * the layer's header and its changed pages.  A growth rewrites the
+ * metapage, so a patch across one is full (bf_index_changes_of).
+ */
+static bytea *
+bf_index_patch_growing(Relation index, const BfIndexState *st, bool full, XLogRecPtr since)
+{
+	static const uint8 zeros[BLOOM_HEADER_SIZE] = {0};
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+	uint64		off = BLOOM_GROW_HEADER_SIZE;
+	BfPatch		pb;
+
+	bf_patch_begin(&pb, BLOOM_GROW_HEADER_SIZE);
+	bf_index_growing_header(&st->layers, bf_patch_head(&pb));
+	for (uint32 i = 0; i < st->layers.nlayers; i++)
+	{
+		const BfIndexLayer *l = &st->layers.layer[i];
+		uint64		npages = bloom_paged_npages(l->nblocks, BF_BLOCKS_PER_PAGE);
+		uint64		ones = 0;
+		Size		head;
+		BfIndexMeta view;
+
+		if (!full && !bf_layer_changed(index, l, since, strategy))
+		{
+			off += bloom_total_size(l->nblocks);
+			continue;
+		}
+		/* the layer's header is filled in once its bits are counted */
+		head = bf_patch_range(&pb, off, zeros, BLOOM_HEADER_SIZE);
+		for (uint64 p = 0; p < npages; p++)
+		{
+			uint64		first = p * BF_BLOCKS_PER_PAGE;
+			uint32		n = (uint32) Min((uint64) BF_BLOCKS_PER_PAGE, l->nblocks - first);
+			Buffer		buf;
+			Page		page;
+			const uint8 *bits;
+
+			CHECK_FOR_INTERRUPTS();
+			buf = ReadBufferExtended(index, MAIN_FORKNUM,
+									 (BlockNumber) (1 + l->first_page + p),
+									 RBM_NORMAL, strategy);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			bits = (const uint8 *) page + BF_PAGE_BITS_OFFSET;
+			ones += bloom_popcount(bits, (size_t) n * BLOOM_BLOCK_BYTES);
+			if (full || PageGetLSN(page) > since)
+				bf_patch_range(&pb, off + BLOOM_HEADER_SIZE + first * BLOOM_BLOCK_BYTES,
+							   bits, n * BLOOM_BLOCK_BYTES);
+			UnlockReleaseBuffer(buf);
+		}
+		bf_layer_view(&st->meta, l, &view);
+		bf_index_value_header(&view, ones, bf_patch_at(&pb, head));
+		off += bloom_total_size(l->nblocks);
+	}
+	FreeAccessStrategy(strategy);
+	return bf_patch_finish(&pb, full, false, off);
+}
+
 /*
  * The patch taking a copy of bf_index_filter(index) from its state at
  * since to its state now (full: the whole value).  The header's run comes
@@ -126,7 +210,9 @@ bf_index_changes_of(FunctionCallInfo fcinfo, Oid indexoid, bool since_null,
 	metalsn = bf_metapage_lsn(index);
 	full = since_null || !RelationNeedsWAL(index) || since > next ||
 		XLogRecPtrIsInvalid(metalsn) || metalsn > since;
-	patch = bf_index_patch(index, &st, full, since);
+	patch = st.meta.version == BF_INDEX_VERSION_GROWING ?
+		bf_index_patch_growing(index, &st, full, since) :
+		bf_index_patch(index, &st, full, since);
 	index_close(index, NoLock);
 	return bf_changes_result(fcinfo, next, full, patch);
 }

@@ -196,6 +196,20 @@ bf_grow_adder_add(BfGrowAdder *a, Datum value)
 		grow_flush(a);
 }
 
+/*
+ * Add a hash computed by the caller, to a filter whose family is set
+ * already (an index build: the key family comes from the index); a->ti is
+ * not used.
+ */
+void
+bf_grow_adder_add_hash(BfGrowAdder *a, uint64 h)
+{
+	bloom_grow_prefetch_hash(BF_PAYLOAD(a->vl), h);
+	a->hashes[a->n++] = h;
+	if (a->n == BF_ADDER_BATCH)
+		grow_flush(a);
+}
+
 /* the value with every value added (it may have moved as it grew) */
 struct varlena *
 bf_grow_adder_finish(BfGrowAdder *a)

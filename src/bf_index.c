@@ -149,10 +149,10 @@ bf_check_probe(Relation index, const BfIndexMeta *meta, BfTypeInfo *ti, Datum va
  * entry (another index, a REINDEX) only costs the normal lookup.
  */
 static Buffer *
-bf_recent_for(BfIndexLookup *lk, Relation index, const BfIndexMeta *meta,
+bf_recent_for(BfIndexLookup *lk, Relation index, const BfIndexLayers *layers,
 			  MemoryContext mcxt)
 {
-	uint32		npages = (uint32) bf_data_pages(meta);
+	uint32		npages = bf_index_data_pages(layers);
 
 	if (lk == NULL)
 		return NULL;
@@ -172,12 +172,12 @@ static bool
 bf_leaf_contains(Relation index, BfTypeInfo *ti, Datum value,
 				 BfIndexLookup *lk, MemoryContext mcxt)
 {
-	BfIndexMeta meta;
+	BfIndexState st;
 
-	bf_index_meta(index, &meta);
-	bf_check_probe(index, &meta, ti, value);
-	return bf_index_test_hash(index, &meta, bf_hash_datum(ti, value, meta.seed),
-							  bf_recent_for(lk, index, &meta, mcxt));
+	bf_index_state(index, &st);
+	bf_check_probe(index, &st.meta, ti, value);
+	return bf_index_test_hash(index, &st.layers, bf_hash_datum(ti, value, st.meta.seed),
+							  bf_recent_for(lk, index, &st.layers, mcxt));
 }
 
 /* the bloomfilter indexes of the partitions of a partitioned index, checked */
@@ -355,24 +355,26 @@ bf_index_contains(PG_FUNCTION_ARGS)
 }
 
 /*
- * Read the whole bit array of a leaf index into dst (nblocks * 64 bytes),
- * one page at a time under its share lock, with a bulk-read strategy so a
- * large filter does not evict shared buffers.
+ * Read the whole bit array of one layer of a leaf index (the only one of
+ * an index that does not grow) into dst (nblocks * 64 bytes), one page at
+ * a time under its share lock, with a bulk-read strategy so a large filter
+ * does not evict shared buffers.
  */
 static void
-bf_read_bits(Relation index, const BfIndexState *st, uint8 *dst)
+bf_read_bits(Relation index, const BfIndexLayer *layer, uint8 *dst)
 {
 	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
-	uint64		npages = bloom_paged_npages(st->meta.nblocks, BF_BLOCKS_PER_PAGE);
+	uint64		npages = bloom_paged_npages(layer->nblocks, BF_BLOCKS_PER_PAGE);
 
 	for (uint64 p = 0; p < npages; p++)
 	{
 		uint64		first = p * BF_BLOCKS_PER_PAGE;
-		uint64		n = Min((uint64) BF_BLOCKS_PER_PAGE, st->meta.nblocks - first);
+		uint64		n = Min((uint64) BF_BLOCKS_PER_PAGE, layer->nblocks - first);
 		Buffer		buf;
 
 		CHECK_FOR_INTERRUPTS();
-		buf = ReadBufferExtended(index, MAIN_FORKNUM, (BlockNumber) (1 + p),
+		buf = ReadBufferExtended(index, MAIN_FORKNUM,
+								 (BlockNumber) (1 + layer->first_page + p),
 								 RBM_NORMAL, strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		memcpy(dst + first * BLOOM_BLOCK_BYTES,
@@ -427,23 +429,60 @@ bf_index_value_header(const BfIndexMeta *meta, uint64 ones, uint8 *dst)
 PG_FUNCTION_INFO_V1(bf_index_filter);
 
 /*
+ * The 64-byte header of the growing bloomfilter value equivalent to a
+ * growing index (bf_index_filter, bf_index_changes).
+ */
+void
+bf_index_growing_header(const BfIndexLayers *layers, uint8 *dst)
+{
+	BloomGrowHeader gh;
+
+	memset(&gh, 0, sizeof(gh));
+	gh.version = BLOOM_GROW_VERSION;
+	gh.nlayers = (uint16) layers->nlayers;
+	gh.growth = layers->growth;
+	gh.capacity = layers->capacity;
+	gh.fpr = layers->fpr;
+	gh.ratio = layers->ratio;
+	bloom_grow_header_write(dst, &gh);
+}
+
+/*
  * The index's filter as a bloomfilter value: same bits, parameters and
- * family, so bf_contains on it answers as bf_index_contains.
+ * family, so bf_contains on it answers as bf_index_contains.  A growing
+ * index gives a growing value (FORMAT.md section 9), its layers in order.
  */
 Datum
 bf_index_filter(PG_FUNCTION_ARGS)
 {
 	BfIndexState st;
 	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_filter");
+	bool		growing = st.meta.version == BF_INDEX_VERSION_GROWING;
+	Size		size = VARHDRSZ + (growing ? BLOOM_GROW_HEADER_SIZE : 0);
+	Size		off;
 	struct varlena *vl;
 
-	vl = bf_new(st.meta.nblocks, (int) st.meta.nhashes, st.meta.seed,
-				st.meta.capacity, st.meta.fpr);
-	bf_read_bits(index, &st, BF_BITS(vl));
+	for (uint32 i = 0; i < st.layers.nlayers; i++)
+		size += bloom_total_size(st.layers.layer[i].nblocks);
+	vl = palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	SET_VARSIZE(vl, size);
+	if (growing)
+		bf_index_growing_header(&st.layers, BF_PAYLOAD(vl));
+	off = growing ? BLOOM_GROW_HEADER_SIZE : 0;
+	for (uint32 i = 0; i < st.layers.nlayers; i++)
+	{
+		const BfIndexLayer *l = &st.layers.layer[i];
+		uint8	   *layer = BF_PAYLOAD(vl) + off;
+		BfIndexMeta view;
+
+		bf_read_bits(index, l, layer + BLOOM_HEADER_SIZE);
+		bf_layer_view(&st.meta, l, &view);
+		bf_index_value_header(&view,
+							  bloom_popcount(layer + BLOOM_HEADER_SIZE, l->nblocks * BLOOM_BLOCK_BYTES),
+							  layer);
+		off += bloom_total_size(l->nblocks);
+	}
 	index_close(index, NoLock);
-	bf_index_value_header(&st.meta,
-						  bloom_popcount(BF_BITS(vl), st.meta.nblocks * BLOOM_BLOCK_BYTES),
-						  BF_PAYLOAD(vl));
 	PG_RETURN_POINTER(vl);
 }
 
@@ -463,30 +502,47 @@ bf_index_info(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[8];
 	bool		nulls[8] = {false};
-	uint8	   *bits;
-	uint64		ones;
-	double		nbits = (double) st.meta.nblocks * BLOOM_BLOCK_BITS;
-	double		card;
-	double		efpr;
+	uint64		ones = 0;
+	double		nbits = 0;
+	double		card = 0;
+	double		efpr = 0;
+	int64		capacity = 0;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	bits = palloc_extended(st.meta.nblocks * BLOOM_BLOCK_BYTES, MCXT_ALLOC_HUGE);
-	bf_read_bits(index, &st, bits);
-	index_close(index, NoLock);
-	/* the same estimates as bf_info of the type (docs/FORMAT.md section 6) */
-	efpr = bloom_fill_fpr(bits, st.meta.nblocks, (int) st.meta.nhashes, &ones);
-	card = bloom_estimate_cardinality(ones, st.meta.nblocks, (int) st.meta.nhashes);
-	pfree(bits);
+	/*
+	 * The same estimates as bf_info of the type (docs/FORMAT.md section 6);
+	 * of a growing index, as bf_info of its value: sums over the layers,
+	 * the rate that of any layer answering, the capacity of the layers so
+	 * far, nhashes NULL (its layers differ).
+	 */
+	for (uint32 i = 0; i < st.layers.nlayers; i++)
+	{
+		const BfIndexLayer *l = &st.layers.layer[i];
+		uint8	   *bits = palloc_extended(l->nblocks * BLOOM_BLOCK_BYTES, MCXT_ALLOC_HUGE);
+		uint64		layer_ones;
+		double		layer_fpr;
 
-	values[0] = Int64GetDatum(st.meta.capacity);
-	values[1] = Float8GetDatum(st.meta.fpr);
+		bf_read_bits(index, l, bits);
+		layer_fpr = bloom_fill_fpr(bits, l->nblocks, (int) l->nhashes, &layer_ones);
+		card += bloom_estimate_cardinality(layer_ones, l->nblocks, (int) l->nhashes);
+		efpr = efpr + layer_fpr - efpr * layer_fpr;
+		ones += layer_ones;
+		nbits += (double) l->nblocks * BLOOM_BLOCK_BITS;
+		capacity += l->capacity;
+		pfree(bits);
+	}
+	index_close(index, NoLock);
+
+	values[0] = Int64GetDatum(capacity);
+	values[1] = Float8GetDatum(st.layers.fpr);
 	values[2] = Float8GetDatum(card);	/* Infinity when every bit is set */
 	values[3] = Float8GetDatum((double) ones / nbits);
 	values[4] = Float8GetDatum(efpr);
-	values[5] = BoolGetDatum(efpr > st.meta.fpr);
+	values[5] = BoolGetDatum(efpr > st.layers.fpr);
 	values[6] = Int64GetDatum((int64) nbits);
 	values[7] = Int32GetDatum((int32) st.meta.nhashes);
+	nulls[7] = st.meta.version == BF_INDEX_VERSION_GROWING;
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -38,6 +38,7 @@ bf_insert_page(Relation index, const BfIndexMeta *meta, BlockNumber blkno,
 	Buffer		buf = ReadBuffer(index, blkno);
 	Page		page;
 	bool		changed = false;
+	bool		full = false;
 
 	if (n < BF_FULL_IMAGE_KEYS)
 	{
@@ -64,6 +65,10 @@ bf_insert_page(Relation index, const BfIndexMeta *meta, BlockNumber blkno,
 		for (int i = 0; i < n; i++)
 			changed |= bloom_block_set((uint8 *) page + bf_offset_of(hashes[i], meta),
 									   (int) meta->nhashes, hashes[i]);
+		/* is the layer full?  Looked at for one write in 64: see below */
+		if (changed && meta->version == BF_INDEX_VERSION_GROWING &&
+			(hashes[0] & 63) == 0)
+			full = bf_layer_page_full(meta, blkno, page);
 		if (changed)
 			GenericXLogFinish(xlog);
 		else
@@ -83,8 +88,20 @@ bf_insert_page(Relation index, const BfIndexMeta *meta, BlockNumber blkno,
 				log_newpage_buffer(buf, true);
 		}
 		END_CRIT_SECTION();
+		if (changed && meta->version == BF_INDEX_VERSION_GROWING)
+			full = bf_layer_page_full(meta, blkno, page);
 	}
 	UnlockReleaseBuffer(buf);
+
+	/*
+	 * The newest layer of a growing index holds its capacity when a page of
+	 * it estimates a rate above the layer's target: keys spread evenly over
+	 * its pages, so one page tells.  Every page written with many keys is
+	 * looked at, and one in 64 of the single-key writes (chosen by the hash,
+	 * i.e. at random): a layer overfills by a few dozen keys at most.
+	 */
+	if (full)
+		bf_index_grow(index, meta->first_page);
 }
 
 /*
@@ -107,6 +124,6 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		return false;
 	if (RelationNeedsWAL(index) && bf_pending_add(index, &st.meta, h))
 		return false;
-	bf_insert_page(index, &st.meta, bf_page_of(h, &st.meta) + 1, &h, 1);
+	bf_insert_page(index, &st.meta, 1 + st.meta.first_page + bf_page_of(h, &st.meta), &h, 1);
 	return false;
 }

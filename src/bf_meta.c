@@ -115,32 +115,41 @@ bf_load_state(Relation index)
 	int			ncols;
 	BfIndexMeta expect;
 
+	const char *bad;
+	BlockNumber relpages = RelationGetNumberOfBlocks(index);
+
 	memset(&st, 0, sizeof(st));
-	if (RelationGetNumberOfBlocks(index) == 0)
+	if (relpages == 0)
 		bf_corrupt(index, "The index has no metapage.");
 	buf = ReadBuffer(index, BF_METAPAGE_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	meta = (BfIndexMeta *) (page + BF_PAGE_BITS_OFFSET);
 	memcpy(&st.meta, meta, sizeof(BfIndexMeta));
+	bad = st.meta.magic != BF_INDEX_MAGIC ? NULL :
+		bf_layers_read(page, &st.meta, relpages, &st.layers);
 	UnlockReleaseBuffer(buf);
 
 	if (st.meta.magic != BF_INDEX_MAGIC)
 		bf_corrupt(index, "The metapage does not start with the bloomfilter index magic number.");
-	if (st.meta.version != BF_INDEX_VERSION)
+	if (st.meta.version != BF_INDEX_VERSION && st.meta.version != BF_INDEX_VERSION_GROWING)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("bloomfilter index \"%s\" has layout version %u, this library reads version %d",
-						RelationGetRelationName(index), st.meta.version, BF_INDEX_VERSION),
+				 errmsg("bloomfilter index \"%s\" has layout version %u, this library reads versions %d and %d",
+						RelationGetRelationName(index), st.meta.version, BF_INDEX_VERSION,
+						BF_INDEX_VERSION_GROWING),
 				 errhint("Rebuild the index with REINDEX.")));
 	if (st.meta.blocks_per_page != BF_BLOCKS_PER_PAGE)
 		bf_corrupt(index, "The metapage records a different number of filter blocks per page.");
 	if (st.meta.nblocks < 1 || st.meta.nblocks > BLOOM_MAX_BLOCKS ||
 		st.meta.nhashes < 1 || st.meta.nhashes > BLOOM_MAX_HASHES)
 		bf_corrupt(index, "The filter size or number of hashes is out of range.");
-	if (RelationGetNumberOfBlocks(index) <
-		1 + bloom_paged_npages(st.meta.nblocks, BF_BLOCKS_PER_PAGE))
+	if (relpages < 1 + bloom_paged_npages(st.meta.nblocks, BF_BLOCKS_PER_PAGE))
 		bf_corrupt(index, "The index has fewer pages than its filter needs.");
+	if (bad)
+		bf_corrupt(index, bad);
+	/* inserts go to the newest layer: the state's meta is its view */
+	bf_layer_view(&st.meta, &st.layers.layer[st.layers.nlayers - 1], &st.meta);
 
 	/* the key columns must still hash as they did at build time */
 	ncols = bf_key_columns(index, st.cols, index->rd_indexcxt);
@@ -157,27 +166,55 @@ bf_load_state(Relation index)
 	memcpy(index->rd_amcache, &st, sizeof(BfIndexState));
 }
 
+/*
+ * The cached state, read again when another backend has grown the index:
+ * the layer count on the metapage is read each time for a growing index
+ * (one shared buffer access), so that no lookup misses a layer that
+ * existed when its snapshot was taken.
+ */
+static BfIndexState *
+bf_current_state(Relation index)
+{
+	BfIndexState *cached = (BfIndexState *) index->rd_amcache;
+
+	if (cached != NULL && cached->meta.version == BF_INDEX_VERSION_GROWING)
+	{
+		Buffer		buf = ReadBuffer(index, BF_METAPAGE_BLKNO);
+		uint32		nlayers;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		nlayers = ((BfIndexLayers *) (BufferGetPage(buf) + BF_LAYERS_OFFSET))->nlayers;
+		UnlockReleaseBuffer(buf);
+		if (cached->layers.nlayers != nlayers)
+			cached = NULL;
+	}
+	if (cached == NULL)
+	{
+		bf_load_state(index);
+		cached = (BfIndexState *) index->rd_amcache;
+	}
+	return cached;
+}
+
 /* a private copy of the index's validated state */
 void
 bf_index_state(Relation index, BfIndexState *st)
 {
-	BfIndexState *cached;
+	BfIndexState *cached = bf_current_state(index);
+	uint32		nlayers = cached->layers.nlayers;
 
-	if (index->rd_amcache == NULL)
-		bf_load_state(index);
-	cached = (BfIndexState *) index->rd_amcache;
-	/* only the key columns: this runs for every inserted row */
+	/* only what is used: this runs for every inserted row */
 	memcpy(&st->meta, &cached->meta, sizeof(BfIndexMeta));
 	memcpy(st->cols, cached->cols, sizeof(BfTypeInfo) * cached->meta.ncols);
+	memcpy(&st->layers, &cached->layers,
+		   offsetof(BfIndexLayers, layer) + sizeof(BfIndexLayer) * nlayers);
 }
 
-/* the validated metapage only (what a probe needs) */
+/* the validated metapage only: of a growing index, its newest layer's view */
 void
 bf_index_meta(Relation index, BfIndexMeta *meta)
 {
-	if (index->rd_amcache == NULL)
-		bf_load_state(index);
-	memcpy(meta, &((BfIndexState *) index->rd_amcache)->meta, sizeof(BfIndexMeta));
+	memcpy(meta, &bf_current_state(index)->meta, sizeof(BfIndexMeta));
 }
 
 /*
@@ -188,39 +225,61 @@ bf_index_meta(Relation index, BfIndexMeta *meta)
  * large index that lookup is a cache miss per call.
  */
 bool
-bf_index_test_hash(Relation index, const BfIndexMeta *meta, uint64 h,
+bf_index_test_hash(Relation index, const BfIndexLayers *layers, uint64 h,
 				   Buffer *recent)
 {
-	BlockNumber blkno;
-	Size		offset;
-	Buffer		buf = InvalidBuffer;
-	bool		found;
+	uint64		words[(BLOOM_MAX_HASHES + 6) / 7];
+	uint32		kmax = 0;
 
-	bf_locate(h, meta, &blkno, &offset);
-	if (recent && BufferIsValid(recent[blkno - 1]) &&
-		bf_read_recent_buffer(index, blkno, recent[blkno - 1]))
-		buf = recent[blkno - 1];
-	if (!BufferIsValid(buf))
+	/* the bit positions depend on h alone: mix it once for every layer */
+	for (uint32 i = 0; i < layers->nlayers; i++)
+		kmax = Max(kmax, layers->layer[i].nhashes);
+	bloom_block_words(h, (int) kmax, words);
+	/* newest first: it holds the most keys */
+	for (int i = (int) layers->nlayers - 1; i >= 0; i--)
 	{
-		buf = ReadBuffer(index, blkno);
-		if (recent)
-			recent[blkno - 1] = buf;
+		const BfIndexLayer *l = &layers->layer[i];
+		uint64		b = bloom_block_of(h, l->nblocks);
+		BlockNumber blkno = (BlockNumber) (1 + l->first_page + b / BF_BLOCKS_PER_PAGE);
+		Size		offset = BF_PAGE_BITS_OFFSET + (Size) (b % BF_BLOCKS_PER_PAGE) * BLOOM_BLOCK_BYTES;
+		Buffer		buf = InvalidBuffer;
+		bool		found;
+
+		if (recent && BufferIsValid(recent[blkno - 1]) &&
+			bf_read_recent_buffer(index, blkno, recent[blkno - 1]))
+			buf = recent[blkno - 1];
+		if (!BufferIsValid(buf))
+		{
+			buf = ReadBuffer(index, blkno);
+			if (recent)
+				recent[blkno - 1] = buf;
+		}
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		found = bloom_block_test_words((const uint8 *) BufferGetPage(buf) + offset,
+									   (int) l->nhashes, words);
+		UnlockReleaseBuffer(buf);
+		if (found)
+			return true;
 	}
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	found = bloom_block_test((const uint8 *) BufferGetPage(buf) + offset,
-							 (int) meta->nhashes, h);
-	UnlockReleaseBuffer(buf);
-	return found;
+	return false;
 }
 
-/* page images: the metapage, and a data page from a slice of the bits */
+/*
+ * page images: the metapage (with the layer table of a growing index),
+ * and a data page from a slice of the bits
+ */
 void
-bf_fill_metapage(Page page, const BfIndexMeta *meta)
+bf_fill_metapage(Page page, const BfIndexMeta *meta, const BfIndexLayers *layers)
 {
 	PageInit(page, BLCKSZ, 0);
 	memcpy(page + BF_PAGE_BITS_OFFSET, meta, sizeof(BfIndexMeta));
 	/* pd_lower past the contents, so WAL full-page images keep them */
 	((PageHeader) page)->pd_lower = BF_PAGE_BITS_OFFSET + sizeof(BfIndexMeta);
+	if (meta->version == BF_INDEX_VERSION_GROWING)
+	{
+		memcpy(page + BF_LAYERS_OFFSET, layers, sizeof(BfIndexLayers));
+		((PageHeader) page)->pd_lower = BF_LAYERS_OFFSET + sizeof(BfIndexLayers);
+	}
 }
 
 void
@@ -232,9 +291,3 @@ bf_fill_datapage(Page page, const uint8 *blocks, uint64 nblocks)
 	((PageHeader) page)->pd_lower = BF_PAGE_BITS_OFFSET + BF_BLOCKS_PER_PAGE * BLOOM_BLOCK_BYTES;
 }
 
-/*
- * The filter parameters for a new index: the reloptions, or for an unset
- * capacity the default rule: twice the table's estimated rows (the
- * planner's estimate, which also covers never-analyzed tables), at least
- * BF_DEFAULT_MIN_CAPACITY, reduced if needed to the largest filter.
- */

@@ -71,10 +71,15 @@ bf_patch_head(BfPatch *pb)
 	return pb->data + VARHDRSZ + BF_PATCH_HEADER + BF_RUN_HEADER;
 }
 
-/* append n bytes at value offset off, extending the last run if adjacent */
-void
+/*
+ * Append n bytes at value offset off, extending the last run if adjacent.
+ * Returns where they are in pb->data, to fill in later (bf_patch_at).
+ */
+Size
 bf_patch_range(BfPatch *pb, uint64 off, const uint8 *src, uint32 n)
 {
+	Size		at;
+
 	if (pb->nruns > 0 && off == pb->run_end)
 	{
 		uint8	   *hdr = pb->data + pb->run_at;
@@ -95,9 +100,11 @@ bf_patch_range(BfPatch *pb, uint64 off, const uint8 *src, uint32 n)
 		put_le(hdr + 12, 0, 4);
 		pb->nruns++;
 	}
+	at = pb->len;
 	memcpy(reserve(pb, n), src, n);
 	pb->run_end = off + n;
 	pb->changed = true;
+	return at;
 }
 
 /*

@@ -29,7 +29,14 @@ typedef struct BfPatch
 
 extern void bf_patch_begin(BfPatch *pb, Size head_len);
 extern uint8 *bf_patch_head(BfPatch *pb);
-extern void bf_patch_range(BfPatch *pb, uint64 off, const uint8 *src, uint32 n);
+extern Size bf_patch_range(BfPatch *pb, uint64 off, const uint8 *src, uint32 n);
+
+/* bytes added by bf_patch_range, returned at (valid until the next add) */
+static inline uint8 *
+bf_patch_at(BfPatch *pb, Size at)
+{
+	return pb->data + at;
+}
 extern bytea *bf_patch_finish(BfPatch *pb, bool full, bool header_changed,
 							  uint64 total);
 

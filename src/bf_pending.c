@@ -113,18 +113,59 @@ bf_pending_entry(Relation index, const BfIndexMeta *meta)
 }
 
 /*
+ * Set n key hashes in the pages of the filter meta describes (of a growing
+ * index, its newest layer), page by page: a counting sort by page, then
+ * one bf_insert_page per page.
+ */
+static void
+bf_set_hashes(Relation index, const BfIndexMeta *meta, const uint64 *hashes, uint32 n)
+{
+	uint64		npages = bf_data_pages(meta);
+	uint32	   *start;
+	uint64	   *sorted;
+
+	start = palloc_extended(sizeof(uint32) * (npages + 1),
+							MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	sorted = palloc_extended(sizeof(uint64) * n, MCXT_ALLOC_HUGE);
+	for (uint32 i = 0; i < n; i++)
+		start[bf_page_of(hashes[i], meta)]++;
+	for (uint64 p = 0, sum = 0; p <= npages; p++)
+	{
+		uint32		c = start[p];
+
+		start[p] = (uint32) sum;
+		sum += c;
+	}
+	for (uint32 i = 0; i < n; i++)
+		sorted[start[bf_page_of(hashes[i], meta)]++] = hashes[i];
+	/* start[p] is now the end of page p's run, the start of page p + 1's */
+	for (uint64 p = 0, from = 0; p < npages; p++)
+	{
+		if (start[p] > from)
+		{
+			CHECK_FOR_INTERRUPTS();
+			bf_insert_page(index, meta, (BlockNumber) (1 + meta->first_page + p),
+						   sorted + from, (int) (start[p] - from));
+		}
+		from = start[p];
+	}
+	pfree(start);
+	pfree(sorted);
+}
+
+/*
  * Set the buffered keys of one index in its pages, page by page.  The
  * buffer is emptied only once every page is written: after an error the
- * keys are still pending (and setting a key twice is harmless).
+ * keys are still pending (and setting a key twice is harmless).  A growing
+ * index takes them in parts of an eighth of its newest layer's capacity,
+ * reading its layers again after each part, so that a bulk load fills a
+ * layer only a little past its capacity before the next one takes over.
  */
 static void
 bf_pending_flush_entry(BfPendingIndex *e, Relation index)
 {
 	Relation	opened = NULL;
 	BfIndexMeta meta;
-	uint64		npages;
-	uint32	   *start;
-	uint64	   *sorted;
 
 	if (e->n == 0)
 		return;
@@ -145,35 +186,17 @@ bf_pending_flush_entry(BfPendingIndex *e, Relation index)
 	bf_index_meta(index, &meta);
 	if (meta.seed == e->seed)
 	{
-		/* a counting sort of the hashes by data page */
-		npages = bf_data_pages(&meta);
-		start = palloc_extended(sizeof(uint32) * (npages + 1),
-								 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		sorted = palloc_extended(sizeof(uint64) * e->n, MCXT_ALLOC_HUGE);
-		for (uint32 i = 0; i < e->n; i++)
-			start[bf_page_of(e->hashes[i], &meta)]++;
-		for (uint64 p = 0, sum = 0; p <= npages; p++)
+		for (uint32 done = 0; done < e->n;)
 		{
-			uint32		c = start[p];
+			uint32		part = e->n - done;
 
-			start[p] = (uint32) sum;
-			sum += c;
+			if (meta.version == BF_INDEX_VERSION_GROWING)
+				part = (uint32) Min((int64) part, Max(meta.capacity / 8, 64));
+			bf_set_hashes(index, &meta, e->hashes + done, part);
+			done += part;
+			if (done < e->n)
+				bf_index_meta(index, &meta);
 		}
-		for (uint32 i = 0; i < e->n; i++)
-			sorted[start[bf_page_of(e->hashes[i], &meta)]++] = e->hashes[i];
-		/* start[p] is now the end of page p's run, the start of page p + 1's */
-		for (uint64 p = 0, from = 0; p < npages; p++)
-		{
-			if (start[p] > from)
-			{
-				CHECK_FOR_INTERRUPTS();
-				bf_insert_page(index, &meta, (BlockNumber) (1 + p),
-							   sorted + from, (int) (start[p] - from));
-			}
-			from = start[p];
-		}
-		pfree(start);
-		pfree(sorted);
 	}
 	pending_total -= e->n;
 	e->n = 0;

@@ -171,7 +171,7 @@ index_size(Oid idx, int64 *capacity, double *fpr)
 {
 	List	   *leaves = bf_index_leaves(idx);
 	Relation	leaf;
-	BfIndexMeta meta;
+	BfIndexState st;
 
 	if (leaves == NIL)
 	{
@@ -179,10 +179,11 @@ index_size(Oid idx, int64 *capacity, double *fpr)
 		return;
 	}
 	leaf = index_open(linitial_oid(leaves), AccessShareLock);
-	bf_index_meta(leaf, &meta);
+	bf_index_state(leaf, &st);
 	index_close(leaf, AccessShareLock);
-	*capacity = meta.capacity;
-	*fpr = meta.fpr;
+	/* of a growing index, its first layer's capacity and its whole rate */
+	*capacity = st.layers.capacity;
+	*fpr = st.layers.fpr;
 }
 
 /* ---- the index ---- */
@@ -194,8 +195,9 @@ index_options(bool capacity_given, int64 capacity, double fpr)
 
 	snprintf(fprbuf, sizeof(fprbuf), "%.17g", fpr);
 	if (capacity_given)
-		return psprintf("fpr = %s, capacity = " INT64_FORMAT, fprbuf, capacity);
-	return psprintf("fpr = %s, capacity = 0", fprbuf);
+		return psprintf("fpr = %s, capacity = " INT64_FORMAT ", growth = 0", fprbuf, capacity);
+	/* no capacity given: sized from the table, and growing past it */
+	return psprintf("fpr = %s, capacity = 0, growth = 2", fprbuf);
 }
 
 /*

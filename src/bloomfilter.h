@@ -186,6 +186,7 @@ bf_grow_read(const struct varlena *vl, BloomGrowHeader *gh, int sqlstate)
 extern void bf_grow_refuse(void);
 extern void bf_grow_adder_init(BfGrowAdder *a, struct varlena *vl, BfTypeInfo *ti);
 extern void bf_grow_adder_add(BfGrowAdder *a, Datum value);
+extern void bf_grow_adder_add_hash(BfGrowAdder *a, uint64 h);
 extern struct varlena *bf_grow_adder_finish(BfGrowAdder *a);
 extern bool bf_grow_test(const BfFilter *f, BfTypeInfo *ti, Datum value);
 extern struct varlena *bf_grow_clear(const struct varlena *vl);
