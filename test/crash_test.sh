@@ -5,7 +5,9 @@
 # directory) with a streaming replica (on a replication slot, so that the
 # WAL it needs is kept whatever the checkpoints do): several clients
 # insert single rows (each its own transaction) into a table with a
-# single-column and a two-column bloomfilter index, two clients load
+# single-column and a two-column bloomfilter index and a growing one (capacity
+# 2 000, growth 2: it grows layer after layer while the keys arrive and
+# when the crash comes), two clients load
 # batches in transactions of 20 000 and of 300 000 rows (the inserting
 # backend buffers their keys and writes them page by page, when its
 # buffer fills and before commit), a transaction is prepared, a CHECKPOINT
@@ -71,7 +73,8 @@ psql_p -c "CREATE EXTENSION bloomfilter;
 CREATE TABLE t (k text NOT NULL, n int NOT NULL);
 INSERT INTO t SELECT 'pre' || g, g FROM generate_series(1, 1000) g;
 CREATE INDEX t_k ON t USING bloomfilter (k) WITH (capacity = 4000000);
-CREATE INDEX t_nk ON t USING bloomfilter (n, k) WITH (capacity = 4000000);"
+CREATE INDEX t_nk ON t USING bloomfilter (n, k) WITH (capacity = 4000000);
+CREATE INDEX t_g ON t USING bloomfilter (k) WITH (capacity = 2000, growth = 2);"
 
 # the replica, streaming from the primary through a replication slot (the
 # primary keeps the WAL it has not received yet, however much the crash
@@ -138,13 +141,17 @@ VERIFY="CREATE TEMP TABLE keys (k text, n int);
 \\copy keys FROM '$DIR/keys' (FORMAT text, DELIMITER '|')
 SELECT count(*) FILTER (WHERE NOT bf_index_contains('t_k', k)) || ' ' ||
        count(*) FILTER (WHERE NOT bf_index_contains('t_nk', ROW(n, k))) || ' ' ||
+       count(*) FILTER (WHERE NOT bf_index_contains('t_g', k)) || ' ' ||
        (SELECT count(*) FROM keys LEFT JOIN t USING (k) WHERE t.k IS NULL) || ' ' || count(*)
 FROM keys;"
-read -r miss_k miss_nk miss_row total <<<"$(printf '%s\n' "$VERIFY" | psql_p -f -)"
-say "primary after recovery: $total committed keys, missing from t_k: $miss_k, from t_nk: $miss_nk, rows missing: $miss_row"
+read -r miss_k miss_nk miss_g miss_row total <<<"$(printf '%s\n' "$VERIFY" | psql_p -f -)"
+say "primary after recovery: $total committed keys, missing from t_k: $miss_k, from t_nk: $miss_nk, from t_g: $miss_g, rows missing: $miss_row"
 [ "$total" = "$committed" ] || fail "loaded $total keys, expected $committed"
 [ "$miss_row" = 0 ] || fail "committed rows lost"
-[ "$miss_k" = 0 ] && [ "$miss_nk" = 0 ] || fail "committed keys missing from the filter"
+[ "$miss_k" = 0 ] && [ "$miss_nk" = 0 ] && [ "$miss_g" = 0 ] || fail "committed keys missing from the filter"
+layers="$(psql_p -c "SELECT count(*) FROM bf_layers(bf_index_filter('t_g'))")"
+say "the growing index has $layers layers"
+[ "$layers" -gt 3 ] || fail "the growing index did not grow ($layers layers)"
 # the pre-existing rows too
 pre="$(psql_p -c "SELECT count(*) FROM generate_series(1, 1000) g WHERE NOT bf_index_contains('t_k', 'pre' || g)")"
 [ "$pre" = 0 ] || fail "$pre keys of the index build missing"
@@ -155,13 +162,15 @@ VERIFY_BATCHES="CREATE TEMP TABLE batches (size int, i int);
 \\copy batches FROM '$DIR/batches' (FORMAT text, DELIMITER '|')
 SELECT count(*) FILTER (WHERE NOT bf_index_contains('t_k', 'b' || size || '-' || i || '-' || g)) || ' ' ||
        count(*) FILTER (WHERE NOT bf_index_contains('t_nk', ROW(g, 'b' || size || '-' || i || '-' || g))) || ' ' ||
+       count(*) FILTER (WHERE NOT bf_index_contains('t_g', 'b' || size || '-' || i || '-' || g)) || ' ' ||
        count(*)
 FROM batches, generate_series(1, size) g;"
-read -r miss_k miss_nk total <<<"$(printf '%s\n' "$VERIFY_BATCHES" | psql_p -f -)"
-say "primary after recovery: $total keys of committed batches, missing from t_k: $miss_k, from t_nk: $miss_nk"
-[ "$miss_k" = 0 ] && [ "$miss_nk" = 0 ] || fail "keys of committed batches missing from the filter"
+read -r miss_k miss_nk miss_g total <<<"$(printf '%s\n' "$VERIFY_BATCHES" | psql_p -f -)"
+say "primary after recovery: $total keys of committed batches, missing from t_k: $miss_k, from t_nk: $miss_nk, from t_g: $miss_g"
+[ "$miss_k" = 0 ] && [ "$miss_nk" = 0 ] && [ "$miss_g" = 0 ] || fail "keys of committed batches missing from the filter"
 prep="$(psql_p -c "SELECT count(*) FROM generate_series(1, 5000) g
-	WHERE NOT bf_index_contains('t_k', 'prepared-' || g) OR NOT bf_index_contains('t_nk', ROW(g, 'prepared-' || g))")"
+	WHERE NOT bf_index_contains('t_k', 'prepared-' || g) OR NOT bf_index_contains('t_nk', ROW(g, 'prepared-' || g))
+	   OR NOT bf_index_contains('t_g', 'prepared-' || g)")"
 say "prepared transaction committed after recovery: $prep of its 5000 keys missing"
 [ "$prep" = 0 ] || fail "keys of the prepared transaction missing"
 
@@ -177,14 +186,15 @@ done
 # a replica cannot load the key list: check every row of t (a superset of
 # the committed keys, as checked on the primary) and the row count
 VERIFY_ROWS="SELECT count(*) FILTER (WHERE NOT bf_index_contains('t_k', k)) || ' ' ||
-       count(*) FILTER (WHERE NOT bf_index_contains('t_nk', ROW(n, k))) || ' ' || count(*) FROM t"
+       count(*) FILTER (WHERE NOT bf_index_contains('t_nk', ROW(n, k)) OR NOT bf_index_contains('t_g', k)) || ' ' ||
+       count(*) FROM t"
 read -r miss_k miss_nk total <<<"$(psql_p -c "$VERIFY_ROWS")"
 read -r miss_k_s miss_nk_s total_s <<<"$(psql_s -c "$VERIFY_ROWS")"
 say "rows of t: primary $total (missing from t_k: $miss_k, t_nk: $miss_nk), replica $total_s (missing: $miss_k_s, $miss_nk_s)"
 [ "$total" = "$total_s" ] || fail "replica has $total_s rows, primary $total"
 [ "$miss_k$miss_nk$miss_k_s$miss_nk_s" = 0000 ] || fail "keys missing from a filter"
-hp="$(psql_p -c "SELECT md5(bf_index_filter('t_k')::bytea) || md5(bf_index_filter('t_nk')::bytea)")"
-hs="$(psql_s -c "SELECT md5(bf_index_filter('t_k')::bytea) || md5(bf_index_filter('t_nk')::bytea)")"
+hp="$(psql_p -c "SELECT md5(bf_index_filter('t_k')::bytea) || md5(bf_index_filter('t_nk')::bytea) || md5(bf_index_filter('t_g')::bytea)")"
+hs="$(psql_s -c "SELECT md5(bf_index_filter('t_k')::bytea) || md5(bf_index_filter('t_nk')::bytea) || md5(bf_index_filter('t_g')::bytea)")"
 [ "$hp" = "$hs" ] || fail "replica's filters differ from the primary's"
 say "replica filters identical to the primary's"
 echo "crash test: ok"
