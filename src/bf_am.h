@@ -162,8 +162,8 @@ extern void bf_fill_datapage(Page page, const uint8 *blocks, uint64 nblocks);
 extern void bf_layer_view(const BfIndexMeta *meta, const BfIndexLayer *layer,
 						  BfIndexMeta *view);
 extern uint32 bf_index_data_pages(const BfIndexLayers *layers);
-extern bool bf_index_test_hash(Relation index, const BfIndexLayers *layers, uint64 h,
-							   Buffer *recent);
+extern bool bf_index_test_hash(Relation index, const BfIndexLayers *layers,
+							   uint32 nlayers, uint64 h, Buffer *recent);
 extern void bf_index_grow(Relation index, uint32 full_first_page);
 extern const char *bf_layers_read(Page page, const BfIndexMeta *meta,
 								  BlockNumber relpages, BfIndexLayers *layers);

@@ -176,7 +176,8 @@ bf_leaf_contains(Relation index, BfTypeInfo *ti, Datum value,
 
 	bf_index_state(index, &st);
 	bf_check_probe(index, &st.meta, ti, value);
-	return bf_index_test_hash(index, &st.layers, bf_hash_datum(ti, value, st.meta.seed),
+	return bf_index_test_hash(index, &st.layers, st.layers.nlayers,
+							  bf_hash_datum(ti, value, st.meta.seed),
 							  bf_recent_for(lk, index, &st.layers, mcxt));
 }
 

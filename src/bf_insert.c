@@ -124,6 +124,10 @@ bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		return false;
 	if (RelationNeedsWAL(index) && bf_pending_add(index, &st.meta, h))
 		return false;
+	/* a growing index: a key an older layer holds is not added again */
+	if (st.layers.nlayers > 1 &&
+		bf_index_test_hash(index, &st.layers, st.layers.nlayers - 1, h, NULL))
+		return false;
 	bf_insert_page(index, &st.meta, 1 + st.meta.first_page + bf_page_of(h, &st.meta), &h, 1);
 	return false;
 }

@@ -129,6 +129,38 @@ bf_layer_page_full(const BfIndexMeta *meta, BlockNumber blkno, Page page)
 						  (int) meta->nhashes, NULL) > meta->fpr;
 }
 
+/* pages of the newest layer read to confirm that it is full */
+#define BF_FULL_SAMPLE_PAGES 64
+
+/*
+ * Is the layer full, by the estimated rate of up to BF_FULL_SAMPLE_PAGES
+ * of its pages spread over it?  One page's estimate varies: the first of
+ * many pages to pass the target passes it early, and a growth on that
+ * alone would leave layers part empty.
+ */
+static bool
+bf_layer_full(Relation index, const BfIndexLayer *l)
+{
+	uint64		npages = bloom_paged_npages(l->nblocks, BF_BLOCKS_PER_PAGE);
+	uint64		step = Max(npages / BF_FULL_SAMPLE_PAGES, 1);
+	double		sum = 0;
+	uint64		blocks = 0;
+
+	for (uint64 p = 0; p < npages; p += step)
+	{
+		uint64		first = p * BF_BLOCKS_PER_PAGE;
+		uint64		n = Min((uint64) BF_BLOCKS_PER_PAGE, l->nblocks - first);
+		Buffer		buf = ReadBuffer(index, (BlockNumber) (1 + l->first_page + p));
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		sum += bloom_fill_fpr((const uint8 *) BufferGetPage(buf) + BF_PAGE_BITS_OFFSET,
+							  n, (int) l->nhashes, NULL) * (double) n;
+		UnlockReleaseBuffer(buf);
+		blocks += n;
+	}
+	return sum / (double) blocks > l->fpr;
+}
+
 /*
  * Append the next layer, unless another backend already did: full_first_page
  * is the first page of the layer found full.  A growing index that has its
@@ -164,6 +196,7 @@ bf_index_grow(Relation index, uint32 full_first_page)
 	if (meta.version != BF_INDEX_VERSION_GROWING ||
 		layers.nlayers < 1 || layers.nlayers >= BLOOM_GROW_MAX_LAYERS ||
 		layers.layer[layers.nlayers - 1].first_page != full_first_page ||
+		!bf_layer_full(index, &layers.layer[layers.nlayers - 1]) ||
 		!bloom_grow_layer_target(layers.capacity, layers.fpr, layers.ratio, layers.growth,
 								 (int) layers.nlayers, &capacity, &fpr) ||
 		!bloom_size_for((double) capacity, fpr, &nblocks, &nhashes))

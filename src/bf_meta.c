@@ -218,25 +218,26 @@ bf_index_meta(Relation index, BfIndexMeta *meta)
 }
 
 /*
- * Test a hash: one data page read under a share lock.  recent, if not
+ * Test a hash against layers 0 .. nlayers - 1 (all of them, or the older
+ * ones): one data page per layer read under a share lock.  recent, if not
  * NULL, has one entry per data page: the buffer that held it last time,
  * tried first with ReadRecentBuffer (which checks that the buffer still
  * holds that page), which skips the shared buffer mapping lookup: for a
  * large index that lookup is a cache miss per call.
  */
 bool
-bf_index_test_hash(Relation index, const BfIndexLayers *layers, uint64 h,
-				   Buffer *recent)
+bf_index_test_hash(Relation index, const BfIndexLayers *layers, uint32 nlayers,
+				   uint64 h, Buffer *recent)
 {
 	uint64		words[(BLOOM_MAX_HASHES + 6) / 7];
 	uint32		kmax = 0;
 
 	/* the bit positions depend on h alone: mix it once for every layer */
-	for (uint32 i = 0; i < layers->nlayers; i++)
+	for (uint32 i = 0; i < nlayers; i++)
 		kmax = Max(kmax, layers->layer[i].nhashes);
 	bloom_block_words(h, (int) kmax, words);
 	/* newest first: it holds the most keys */
-	for (int i = (int) layers->nlayers - 1; i >= 0; i--)
+	for (int i = (int) nlayers - 1; i >= 0; i--)
 	{
 		const BfIndexLayer *l = &layers->layer[i];
 		uint64		b = bloom_block_of(h, l->nblocks);

@@ -184,19 +184,32 @@ bf_pending_flush_entry(BfPendingIndex *e, Relation index)
 		index = opened;
 	}
 	bf_index_meta(index, &meta);
-	if (meta.seed == e->seed)
+	if (meta.seed == e->seed && meta.version != BF_INDEX_VERSION_GROWING)
+		bf_set_hashes(index, &meta, e->hashes, e->n);
+	else if (meta.seed == e->seed)
 	{
+		BfIndexState *st = palloc(sizeof(BfIndexState));
+		uint64	   *fresh = palloc_extended(sizeof(uint64) * e->n, MCXT_ALLOC_HUGE);
+
 		for (uint32 done = 0; done < e->n;)
 		{
-			uint32		part = e->n - done;
+			uint32		part;
+			uint32		nfresh = 0;
 
-			if (meta.version == BF_INDEX_VERSION_GROWING)
-				part = (uint32) Min((int64) part, Max(meta.capacity / 8, 64));
-			bf_set_hashes(index, &meta, e->hashes + done, part);
+			bf_index_state(index, st);
+			part = (uint32) Min((int64) (e->n - done), Max(st->meta.capacity / 8, 64));
+			/* keys an older layer holds are not added again (updates, reloads) */
+			for (uint32 i = done; i < done + part; i++)
+				if (st->layers.nlayers == 1 ||
+					!bf_index_test_hash(index, &st->layers, st->layers.nlayers - 1,
+										e->hashes[i], NULL))
+					fresh[nfresh++] = e->hashes[i];
+			if (nfresh > 0)
+				bf_set_hashes(index, &st->meta, fresh, nfresh);
 			done += part;
-			if (done < e->n)
-				bf_index_meta(index, &meta);
 		}
+		pfree(fresh);
+		pfree(st);
 	}
 	pending_total -= e->n;
 	e->n = 0;

@@ -85,7 +85,7 @@ bf_key_absent(Relation index, Datum *values, bool *isnull, Oid *types, Oid *coll
 		h = bf_hash_datum(&ti[0], values[0], st.meta.seed);
 	else
 		h = bf_hash_fields(ti, (int) st.meta.ncols, values, isnull, st.meta.seed);
-	return !bf_index_test_hash(index, &st.layers, h, NULL);
+	return !bf_index_test_hash(index, &st.layers, st.layers.nlayers, h, NULL);
 }
 
 /*
