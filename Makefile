@@ -46,7 +46,7 @@ REGRESS_DOCS =
 
 REGRESS = $(REGRESS_VALUE) $(REGRESS_WINDOW) $(REGRESS_INDEX) $(REGRESS_TRACK) $(REGRESS_DOCS)
 
-ISOLATION_INDEX = index_concurrency index_invalid
+ISOLATION_INDEX = index_concurrency index_invalid index_growth
 
 ISOLATION_TRACK = track_concurrency
 

@@ -157,7 +157,7 @@ bf_set_hashes(Relation index, const BfIndexMeta *meta, const uint64 *hashes, uin
  * Set the buffered keys of one index in its pages, page by page.  The
  * buffer is emptied only once every page is written: after an error the
  * keys are still pending (and setting a key twice is harmless).  A growing
- * index takes them in parts of an eighth of its newest layer's capacity,
+ * index takes them in parts of a thirty-second of its newest layer's capacity,
  * reading its layers again after each part, so that a bulk load fills a
  * layer only a little past its capacity before the next one takes over.
  */
@@ -197,7 +197,7 @@ bf_pending_flush_entry(BfPendingIndex *e, Relation index)
 			uint32		nfresh = 0;
 
 			bf_index_state(index, st);
-			part = (uint32) Min((int64) (e->n - done), Max(st->meta.capacity / 8, 64));
+			part = (uint32) Min((int64) (e->n - done), Max(st->meta.capacity / 32, 64));
 			/* keys an older layer holds are not added again (updates, reloads) */
 			for (uint32 i = done; i < done + part; i++)
 				if (st->layers.nlayers == 1 ||
