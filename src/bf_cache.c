@@ -44,6 +44,7 @@ struct BfCachedFilter
 	BlockNumber blkno;
 	OffsetNumber offnum;
 	XLogRecPtr	lsn;
+	Buffer		recent;			/* the buffer that held that page last */
 	void	   *alloc;			/* holds filter.vl */
 	Size		size;
 	BfFilter	filter;
@@ -215,16 +216,28 @@ find_first_chunk(Relation toastrel, Oid valueid, ItemPointer tid)
  */
 static bool
 check_first_chunk(Relation toastrel, Oid valueid, BlockNumber blkno,
-				  OffsetNumber offnum, XLogRecPtr *lsn)
+				  OffsetNumber offnum, XLogRecPtr *lsn, Buffer *recent)
 {
 	Buffer		buf;
 	Page		page;
 	ItemId		lp;
 	bool		ok = false;
 
-	if (blkno >= RelationGetNumberOfBlocks(toastrel))
-		return false;
-	buf = ReadBuffer(toastrel, blkno);
+	/*
+	 * The buffer that held the page last time, if it still does, saves the
+	 * size check (a system call per statement) and the buffer mapping
+	 * lookup: a block in shared buffers exists (truncation drops the
+	 * buffers of the blocks it removes).
+	 */
+	if (BufferIsValid(*recent) && bf_read_recent_buffer(toastrel, blkno, *recent))
+		buf = *recent;
+	else
+	{
+		if (blkno >= RelationGetNumberOfBlocks(toastrel))
+			return false;
+		buf = ReadBuffer(toastrel, blkno);
+		*recent = buf;
+	}
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	if (offnum >= FirstOffsetNumber && offnum <= PageGetMaxOffsetNumber(page) &&
@@ -304,7 +317,7 @@ value_unchanged(BfCachedFilter *cf)
 
 	if (!ActiveSnapshotSet() || (rel = open_toast(&cf->ext)) == NULL)
 		return false;
-	ok = check_first_chunk(rel, cf->ext.va_valueid, cf->blkno, cf->offnum, &lsn) &&
+	ok = check_first_chunk(rel, cf->ext.va_valueid, cf->blkno, cf->offnum, &lsn, &cf->recent) &&
 		lsn == cf->lsn;
 	relation_close(rel, AccessShareLock);
 	return ok;
@@ -313,7 +326,7 @@ value_unchanged(BfCachedFilter *cf)
 /* where the first chunk of value valueid of rel is now, to check it later */
 static bool
 locate_value(Relation rel, Oid valueid, BlockNumber *blkno,
-			 OffsetNumber *offnum, XLogRecPtr *lsn)
+			 OffsetNumber *offnum, XLogRecPtr *lsn, Buffer *recent)
 {
 	ItemPointerData tid;
 
@@ -321,7 +334,7 @@ locate_value(Relation rel, Oid valueid, BlockNumber *blkno,
 		return false;
 	*blkno = ItemPointerGetBlockNumber(&tid);
 	*offnum = ItemPointerGetOffsetNumber(&tid);
-	return check_first_chunk(rel, valueid, *blkno, *offnum, lsn) &&
+	return check_first_chunk(rel, valueid, *blkno, *offnum, lsn, recent) &&
 		!XLogRecPtrIsInvalid(*lsn);
 }
 
@@ -394,7 +407,8 @@ bf_filter_cache_get(struct varlena *raw)
 	cf->size = VARSIZE(cf->filter.vl) + 64 + sizeof(BfCachedFilter);
 	cache_bytes += cf->size;
 	cf->refcount = 1;
-	if (locate_value(rel, ext.va_valueid, &cf->blkno, &cf->offnum, &cf->lsn))
+	cf->recent = InvalidBuffer;
+	if (locate_value(rel, ext.va_valueid, &cf->blkno, &cf->offnum, &cf->lsn, &cf->recent))
 	{
 		slot = hash_search(cache_table, &key, HASH_ENTER, &found);
 		Assert(!found);
