@@ -6,14 +6,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
 RESET client_min_messages;
 
--- the SQLSTATE a statement fails with ('ok' if it does not)
-CREATE FUNCTION so_sqlstate(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE;
-END $$;
+\i sql/include/errors.sql
 
 -- a holds 1..300, b holds 201..500: 100 values in common
 CREATE TABLE so_f AS
@@ -79,8 +72,8 @@ SELECT bf_add(bf_create(1000), 1) & bf_add(bf_create(1000), 1.5::float8);
 SELECT bf_add(bf_create(1000), ROW(1, 'a'::text)) | bf_add(bf_create(1000), ROW('a'::text, 1));
 -- nbits is reported before nhashes and seed
 SELECT bf_create_sized(1024, 3, 1) | bf_create_sized(2048, 4, 2);
-SELECT so_sqlstate('SELECT bf_create(1000) | bf_create(2000)') AS size_state,
-	   so_sqlstate('SELECT bf_add(bf_create(10), 1) & bf_add(bf_create(10), true)') AS family_state;
+SELECT test_errcode('SELECT bf_create(1000) | bf_create(2000)') AS size_state,
+	   test_errcode('SELECT bf_add(bf_create(10), 1) & bf_add(bf_create(10), true)') AS family_state;
 -- NULL in, NULL out
 SELECT bf_union(NULL, bf_create(10)) IS NULL AS union_null,
 	   (bf_create(10) & NULL) IS NULL AS intersect_null;
@@ -162,3 +155,4 @@ FROM so_full;
 -- over the blocks; one block with c bits set and k = 1 gives c / 512
 SELECT bf_fpr(f) = (bf_info(f)).fill_ratio AS one_block_k1
 FROM (SELECT bf_add_all(bf_create_sized(512, 1), ARRAY[1, 2, 3, 4, 5]) AS f) s;
+DROP FUNCTION test_err(text), test_errcode(text);

@@ -61,6 +61,40 @@ bf_metapage_lsn(Relation index)
 	return lsn;
 }
 
+/*
+ * Add to pb the data pages of layer l (the only one of an index that does
+ * not grow) whose page LSN is above since, or all when full; its bits are
+ * at value offset bits_off.  Returns the number of bits set in the layer.
+ */
+static uint64
+patch_layer_pages(Relation index, const BfIndexLayer *l, uint64 bits_off, bool full,
+				  XLogRecPtr since, BufferAccessStrategy strategy, BfPatch *pb)
+{
+	uint64		npages = bloom_paged_npages(l->nblocks, BF_BLOCKS_PER_PAGE);
+	uint64		ones = 0;
+
+	for (uint64 p = 0; p < npages; p++)
+	{
+		uint64		first = p * BF_BLOCKS_PER_PAGE;
+		uint32		n = (uint32) Min((uint64) BF_BLOCKS_PER_PAGE, l->nblocks - first);
+		const uint8 *bits;
+		Buffer		buf;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBufferExtended(index, MAIN_FORKNUM, (BlockNumber) (1 + l->first_page + p),
+								 RBM_NORMAL, strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		bits = (const uint8 *) page + BF_PAGE_BITS_OFFSET;
+		ones += bloom_popcount(bits, (size_t) n * BLOOM_BLOCK_BYTES);
+		if (full || PageGetLSN(page) > since)
+			bf_patch_range(pb, bits_off + first * BLOOM_BLOCK_BYTES, bits, n * BLOOM_BLOCK_BYTES);
+		UnlockReleaseBuffer(buf);
+	}
+	return ones;
+}
+
 /* has any page of layer l changed since? (its LSN, read under a share lock) */
 static bool
 bf_layer_changed(Relation index, const BfIndexLayer *l, XLogRecPtr since,
@@ -104,41 +138,19 @@ bf_index_patch_growing(Relation index, const BfIndexState *st, bool full, XLogRe
 	for (uint32 i = 0; i < st->layers.nlayers; i++)
 	{
 		const BfIndexLayer *l = &st->layers.layer[i];
-		uint64		npages = bloom_paged_npages(l->nblocks, BF_BLOCKS_PER_PAGE);
-		uint64		ones = 0;
+		uint64		ones;
 		Size		head;
 		BfIndexMeta view;
 
-		if (!full && !bf_layer_changed(index, l, since, strategy))
+		if (full || bf_layer_changed(index, l, since, strategy))
 		{
-			off += bloom_total_size(l->nblocks);
-			continue;
+			/* the layer's header is filled in once its bits are counted */
+			head = bf_patch_range(&pb, off, zeros, BLOOM_HEADER_SIZE);
+			ones = patch_layer_pages(index, l, off + BLOOM_HEADER_SIZE, full, since,
+									 strategy, &pb);
+			bf_layer_view(&st->meta, l, &view);
+			bf_index_value_header(&view, ones, bf_patch_at(&pb, head));
 		}
-		/* the layer's header is filled in once its bits are counted */
-		head = bf_patch_range(&pb, off, zeros, BLOOM_HEADER_SIZE);
-		for (uint64 p = 0; p < npages; p++)
-		{
-			uint64		first = p * BF_BLOCKS_PER_PAGE;
-			uint32		n = (uint32) Min((uint64) BF_BLOCKS_PER_PAGE, l->nblocks - first);
-			Buffer		buf;
-			Page		page;
-			const uint8 *bits;
-
-			CHECK_FOR_INTERRUPTS();
-			buf = ReadBufferExtended(index, MAIN_FORKNUM,
-									 (BlockNumber) (1 + l->first_page + p),
-									 RBM_NORMAL, strategy);
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			page = BufferGetPage(buf);
-			bits = (const uint8 *) page + BF_PAGE_BITS_OFFSET;
-			ones += bloom_popcount(bits, (size_t) n * BLOOM_BLOCK_BYTES);
-			if (full || PageGetLSN(page) > since)
-				bf_patch_range(&pb, off + BLOOM_HEADER_SIZE + first * BLOOM_BLOCK_BYTES,
-							   bits, n * BLOOM_BLOCK_BYTES);
-			UnlockReleaseBuffer(buf);
-		}
-		bf_layer_view(&st->meta, l, &view);
-		bf_index_value_header(&view, ones, bf_patch_at(&pb, head));
 		off += bloom_total_size(l->nblocks);
 	}
 	FreeAccessStrategy(strategy);
@@ -155,32 +167,13 @@ static bytea *
 bf_index_patch(Relation index, const BfIndexState *st, bool full, XLogRecPtr since)
 {
 	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
-	uint64		npages = bf_data_pages(&st->meta);
 	uint64		total = BLOOM_HEADER_SIZE + st->meta.nblocks * BLOOM_BLOCK_BYTES;
-	uint64		ones = 0;
+	uint64		ones;
 	BfPatch		pb;
 
 	bf_patch_begin(&pb, BLOOM_HEADER_SIZE);
-	for (uint64 p = 0; p < npages; p++)
-	{
-		uint64		first = p * BF_BLOCKS_PER_PAGE;
-		uint32		n = (uint32) Min((uint64) BF_BLOCKS_PER_PAGE, st->meta.nblocks - first);
-		const uint8 *bits;
-		Buffer		buf;
-		Page		page;
-
-		CHECK_FOR_INTERRUPTS();
-		buf = ReadBufferExtended(index, MAIN_FORKNUM, (BlockNumber) (1 + p),
-								 RBM_NORMAL, strategy);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		bits = (const uint8 *) page + BF_PAGE_BITS_OFFSET;
-		ones += bloom_popcount(bits, (size_t) n * BLOOM_BLOCK_BYTES);
-		if (full || PageGetLSN(page) > since)
-			bf_patch_range(&pb, BLOOM_HEADER_SIZE + first * BLOOM_BLOCK_BYTES,
-						   bits, n * BLOOM_BLOCK_BYTES);
-		UnlockReleaseBuffer(buf);
-	}
+	ones = patch_layer_pages(index, &st->layers.layer[0], BLOOM_HEADER_SIZE, full, since,
+							 strategy, &pb);
 	FreeAccessStrategy(strategy);
 
 	/* the header follows the bits: it changed only if a page did */

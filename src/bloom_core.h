@@ -277,31 +277,37 @@ bloom_prefetch_hash(const uint8_t *bits, uint64_t nblocks, uint64_t h)
 	bloom_prefetch(bits + bloom_block_of(h, nblocks) * BLOOM_BLOCK_BYTES);
 }
 
+/* are the n (<= 7) bit positions of mixed word x all set in block? */
+static inline bool
+bloom_block_test_word(const uint8_t *block, uint64_t x, int n)
+{
+	for (int j = 0; j < n; j++)
+	{
+		unsigned	pos = (unsigned) (x & 511);
+
+		if ((block[pos >> 3] & (1u << (pos & 7))) == 0)
+			return false;
+		x >>= 9;
+	}
+	return true;
+}
+
 /* true = probably added; false = definitely not; one block as above */
 static inline bool
 bloom_block_test(const uint8_t *block, int k, uint64_t h)
 {
 	uint64_t	salt = UINT64_C(0x9E3779B97F4A7C15);
-
 	int			i = 0;
 
 	/*
-	 * The bit positions of bloom_block_set, stopping at the first unset.
-	 * k >= 1 (validated), so the loop is entered without a test.
+	 * The bit positions of bloom_block_set, stopping at the first unset;
+	 * each word is mixed only when its positions are reached.  k >= 1
+	 * (validated), so the loop is entered without a test.
 	 */
 	do
 	{
-		uint64_t	x = bloom_mix64(h + salt);
-		int			n = k - i < 7 ? k - i : 7;
-
-		for (int j = 0; j < n; j++)
-		{
-			unsigned	pos = (unsigned) (x & 511);
-
-			if ((block[pos >> 3] & (1u << (pos & 7))) == 0)
-				return false;
-			x >>= 9;
-		}
+		if (!bloom_block_test_word(block, bloom_mix64(h + salt), k - i < 7 ? k - i : 7))
+			return false;
 		salt += UINT64_C(0x9E3779B97F4A7C15);
 		i += 7;
 	} while (i < k);
@@ -331,19 +337,8 @@ static inline bool
 bloom_block_test_words(const uint8_t *block, int k, const uint64_t *w)
 {
 	for (int i = 0; i < k; i += 7)
-	{
-		uint64_t	x = w[i / 7];
-		int			n = k - i < 7 ? k - i : 7;
-
-		for (int j = 0; j < n; j++)
-		{
-			unsigned	pos = (unsigned) (x & 511);
-
-			if ((block[pos >> 3] & (1u << (pos & 7))) == 0)
-				return false;
-			x >>= 9;
-		}
-	}
+		if (!bloom_block_test_word(block, w[i / 7], k - i < 7 ? k - i : 7))
+			return false;
 	return true;
 }
 
