@@ -9,10 +9,11 @@ SELECT bf_track('tr', 'id', method => 'trigger');
 -- the view's columns, as the issue names them
 SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
 WHERE attrelid = 'bf_tracked'::regclass AND attnum > 0 ORDER BY attnum;
--- NULL capacity: max(1000, 2 x rows)
+-- NULL capacity: max(1000, 2 x rows), and a growing filter (growth 2)
 SELECT tbl, col, method, capacity, target_fpr, bytes, deleted_since_rebuild,
        saturated, round(estimated_cardinality) AS card
 FROM bf_tracked;
+SELECT (bf_info(bf_tracked_filter('tr', 'id'))).layout;
 SELECT bf_might_contain('tr', 'id', 5), bf_might_contain('tr', 'id', 100),
        bf_might_contain('tr', 'id', 5::bigint), bf_might_contain('tr', 'id', 5000);
 -- single-row, multi-row, INSERT ... SELECT, COPY
@@ -76,9 +77,12 @@ UPDATE bf_registry SET deleted_since_rebuild = 0 WHERE tbl = 'tr'::regclass;
 DELETE FROM tr WHERE id BETWEEN 6001 AND 6500;
 SELECT deleted_since_rebuild FROM bf_tracked WHERE tbl = 'tr'::regclass;
 SELECT bf_might_contain('tr', 'id', 6001);
--- more distinct values than the capacity: saturated
+-- more distinct values than the capacity: the filter grew layers instead
+-- of saturating, and still finds every row
 SELECT capacity, saturated, estimated_fpr > target_fpr AS over_target
 FROM bf_tracked WHERE tbl = 'tr'::regclass;
+SELECT count(*) > 1 AS grew FROM bf_layers(bf_tracked_filter('tr', 'id'));
+SELECT count(*) FILTER (WHERE NOT bf_might_contain('tr', 'id', id)) AS missed FROM tr;
 -- bf_rebuild: from current rows, counter reset, new capacity
 SELECT bf_rebuild('tr', 'id', 10000);
 SELECT capacity, target_fpr, deleted_since_rebuild, saturated

@@ -506,6 +506,11 @@ bf_store_inserted(BfFilter *f)
 	bloom_store_u64(BF_PAYLOAD(f->vl) + BLOOM_INSERTED_OFFSET, f->hdr.inserted);
 }
 
+/*
+ * A growing filter (f's family BF_FAMILY_GROWING) is added to by a
+ * BfGrowAdder; f->vl then changes when it grows, and bf_adder_finish
+ * reads f's header again.
+ */
 void
 bf_adder_init(BfAdder *a, BfFilter *f, BfTypeInfo *ti)
 {
@@ -514,6 +519,13 @@ bf_adder_init(BfAdder *a, BfFilter *f, BfTypeInfo *ti)
 	a->n = 0;
 	a->checked = false;
 	a->touched = NULL;
+	a->grow = NULL;
+	a->inserted_before = f->hdr.inserted;
+	if (f->hdr.family == BF_FAMILY_GROWING)
+	{
+		a->grow = palloc(sizeof(BfGrowAdder));
+		bf_grow_adder_init(a->grow, f->vl, ti);
+	}
 }
 
 static void
@@ -541,6 +553,12 @@ bf_adder_add(BfAdder *a, Datum value)
 	BfFilter   *f = a->f;
 	uint64		h;
 
+	if (a->grow)
+	{
+		a->grow->touched = a->touched;
+		bf_grow_adder_add(a->grow, value);
+		return;
+	}
 	/* a record's row type may vary per value: check each one */
 	if (a->ti->family == BF_FAMILY_RECORD || !a->checked)
 	{
@@ -559,8 +577,31 @@ bf_adder_add(BfAdder *a, Datum value)
 void
 bf_adder_finish(BfAdder *a)
 {
+	if (a->grow)
+	{
+		a->grow->touched = a->touched;
+		a->f->vl = bf_grow_adder_finish(a->grow);
+		bf_read_any_header(a->f->vl, &a->f->hdr);
+		return;
+	}
 	adder_flush(a);
 	bf_store_inserted(a->f);
+}
+
+/* did the adds set any bit?  (after bf_adder_finish) */
+bool
+bf_adder_changed(const BfAdder *a)
+{
+	if (a->grow)
+		return a->grow->changed > 0;
+	return a->f->hdr.inserted != a->inserted_before;
+}
+
+/* did a growing filter get a new layer (so its length changed)? */
+bool
+bf_adder_grew(const BfAdder *a)
+{
+	return a->grow != NULL && a->grow->gh.nlayers != a->grow->start_layers;
 }
 
 /*
@@ -714,6 +755,16 @@ contains_general(FunctionCallInfo fcinfo)
  * before any other check: hashing and one block test, within three times
  * the instructions of PostgreSQL's own hashint8 (docs/PERFORMANCE.md).
  */
+/*
+ * Test a value against a filter of either form, as bf_contains does (its
+ * family checked: a mismatch is an error), for the tracked filters' code.
+ */
+bool
+bf_filter_test(const BfFilter *f, BfTypeInfo *ti, Datum value)
+{
+	return test_value(f, ti, value);
+}
+
 PG_FUNCTION_INFO_V1(bf_contains);
 Datum
 bf_contains(PG_FUNCTION_ARGS)

@@ -12,6 +12,7 @@
 #include "bloomfilter.h"
 
 #include "bloom_grow.h"
+#include "access/detoast.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -98,7 +99,10 @@ bf_grow_adder_init(BfGrowAdder *a, struct varlena *vl, BfTypeInfo *ti)
 	a->ti = ti;
 	a->checked = false;
 	a->n = 0;
+	a->touched = NULL;
+	a->changed = 0;
 	bf_grow_read(vl, &a->gh, ERRCODE_DATA_CORRUPTED);
+	a->start_layers = a->gh.nlayers;
 }
 
 /* append the next layer, sized as the format says, to a->vl */
@@ -156,6 +160,14 @@ grow_flush(BfGrowAdder *a)
 		{
 			BLOOM_COUNT_INSERT(&gh->newest);
 			bloom_store_u64(layer + BLOOM_INSERTED_OFFSET, gh->newest.inserted);
+			a->changed++;
+			/* the chunks of the value as it was; after a growth all of it */
+			if (a->touched && gh->nlayers == a->start_layers)
+			{
+				a->touched[gh->newest_offset / BF_CHANGE_CHUNK] = true;
+				a->touched[(gh->newest_offset + BLOOM_HEADER_SIZE + BLOOM_BLOCK_BYTES *
+							bloom_block_of(h, gh->newest.nblocks)) / BF_CHANGE_CHUNK] = true;
+			}
 		}
 	}
 	a->n = 0;
@@ -216,6 +228,15 @@ bf_grow_adder_finish(BfGrowAdder *a)
 {
 	grow_flush(a);
 	return a->vl;
+}
+
+/* is the stored value raw (possibly TOASTed) of the growing form? */
+bool
+bf_datum_is_growing(struct varlena *raw)
+{
+	struct varlena *head = detoast_attr_slice(raw, 0, 4);
+
+	return bloom_is_growing((const uint8 *) VARDATA_ANY(head), VARSIZE_ANY_EXHDR(head));
 }
 
 /* ---- testing ---- */

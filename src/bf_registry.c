@@ -539,7 +539,7 @@ bf_registry_filter_cached(RegRow *r, BfFilter *f)
 
 	if (!VARATT_IS_EXTERNAL(r->filter_raw))
 	{
-		*f = bf_fetch(PointerGetDatum(r->filter_raw));
+		*f = bf_fetch_any(PointerGetDatum(r->filter_raw));
 		return true;
 	}
 	if (!cacheable(r))
@@ -562,7 +562,7 @@ bf_registry_filter(RegRow *r)
 	MemoryContext old;
 
 	if (!cacheable(r))
-		return bf_fetch(PointerGetDatum(r->filter_raw));
+		return bf_fetch_any(PointerGetDatum(r->filter_raw));
 
 	VARATT_EXTERNAL_GET_POINTER(ext, r->filter_raw);
 	e = filter_cache_find(r, &ext);
@@ -593,7 +593,7 @@ bf_registry_filter(RegRow *r)
 	PG_TRY();
 	{
 		victim->filter.vl = detoast_attr(r->filter_raw);
-		bf_read_header(victim->filter.vl, &victim->filter.hdr);
+		bf_read_any_header(victim->filter.vl, &victim->filter.hdr);
 	}
 	PG_CATCH();
 	{

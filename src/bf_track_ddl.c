@@ -47,6 +47,7 @@
 
 /* bf_funcs.c */
 extern Datum bf_create(PG_FUNCTION_ARGS);
+extern Datum bf_create_growing(PG_FUNCTION_ARGS);
 
 /* what the command did, as far as tracked filters care */
 typedef struct DdlCommand
@@ -263,10 +264,17 @@ rebuild_after_type_change(BfSpiContext *cx, RegRow *r)
 	Datum		values[2];
 	BfFilter	f;
 
-	f.vl = (struct varlena *)
-		DatumGetPointer(DirectFunctionCall3(bf_create, Int64GetDatum(r->capacity),
-											Float8GetDatum(r->fpr), Int64GetDatum(0)));
-	bf_read_header(f.vl, &f.hdr);
+	/* of the same form: a growing filter stays growing */
+	if (r->filter_raw != NULL && bf_datum_is_growing(r->filter_raw))
+		f.vl = (struct varlena *)
+			DatumGetPointer(DirectFunctionCall4(bf_create_growing, Int64GetDatum(r->capacity),
+												Float8GetDatum(r->fpr), Int32GetDatum(2),
+												Int64GetDatum(0)));
+	else
+		f.vl = (struct varlena *)
+			DatumGetPointer(DirectFunctionCall3(bf_create, Int64GetDatum(r->capacity),
+												Float8GetDatum(r->fpr), Int64GetDatum(0)));
+	bf_read_any_header(f.vl, &f.hdr);
 	bf_fill_from_rel(&f, r->tbl, NameStr(r->col),
 					 get_rel_relkind(r->tbl) != RELKIND_PARTITIONED_TABLE, "bf_track");
 	values[0] = Int64GetDatum(r->id);

@@ -490,7 +490,6 @@ bf_might_contain(PG_FUNCTION_ARGS)
 	Datum		value = PG_GETARG_DATUM(2);
 	RegRow	   *r;
 	BfFilter	f;
-	uint64		h;
 
 	if (!c->ti_valid)
 	{
@@ -516,13 +515,7 @@ bf_might_contain(PG_FUNCTION_ARGS)
 	}
 	r = probe_registry(fcinfo, ext, c, e);
 	f = bf_registry_filter(r);
-	if (f.hdr.family == BF_FAMILY_NONE)
-		PG_RETURN_BOOL(false);	/* nothing was ever added */
-	if (c->ti.family == BF_FAMILY_RECORD)
-		bf_record_prepare(&c->ti, value);
-	bf_check_family(&f.hdr, NULL, &c->ti, false);
-	h = bf_hash_datum(&c->ti, value, f.hdr.seed);
-	PG_RETURN_BOOL(bloom_test_hash(BF_BITS(f.vl), f.hdr.nblocks, f.hdr.nhashes, h));
+	PG_RETURN_BOOL(bf_filter_test(&f, &c->ti, value));
 }
 
 PG_FUNCTION_INFO_V1(bf_tracked_filter);
@@ -610,7 +603,7 @@ PG_FUNCTION_INFO_V1(bf_track_stats);
 Datum
 bf_track_stats(PG_FUNCTION_ARGS)
 {
-	BfFilter	f = bf_fetch(PG_GETARG_DATUM(0));
+	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
 	uint8	   *bits = BF_BITS(f.vl);
 	double		m = (double) f.hdr.nblocks * BLOOM_BLOCK_BITS;
 	uint64		set = 0;
@@ -620,6 +613,20 @@ bf_track_stats(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	/* a growing filter: bf_info's sums over its layers */
+	if (f.hdr.family == BF_FAMILY_GROWING)
+	{
+		BfGrowSummary sum = bf_grow_summary(&f);
+
+		values[0] = Float8GetDatum(sum.cardinality);
+		values[1] = Float8GetDatum((double) sum.bits_set / (double) sum.nbits);
+		values[2] = Float8GetDatum(sum.fpr);
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+														  values, nulls)));
+	}
 
 	/*
 	 * A lookup probes k bits of one block, so the expected false-positive
@@ -640,8 +647,6 @@ bf_track_stats(PG_FUNCTION_ARGS)
 	card = fill >= 1.0 ? get_float8_infinity() :
 		-(m / f.hdr.nhashes) * log1p(-fill);
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);
 	values[0] = Float8GetDatum(card);
 	values[1] = Float8GetDatum(fill);

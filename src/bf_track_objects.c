@@ -382,7 +382,7 @@ bf_detoast_copy(Datum d)
 	BfFilter	f;
 
 	f.vl = PG_DETOAST_DATUM_COPY(d);
-	bf_read_header(f.vl, &f.hdr);
+	bf_read_any_header(f.vl, &f.hdr);
 	return f;
 }
 

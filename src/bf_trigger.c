@@ -149,9 +149,9 @@ prepare_plans(const BfExt *ext)
 }
 
 static void
-run_plan(SPIPlanPtr plan, Datum *values, int expect)
+run_plan(SPIPlanPtr plan, Datum *values, const char *nulls, int expect)
 {
-	int			rc = SPI_execute_plan(plan, values, NULL, false, 0);
+	int			rc = SPI_execute_plan(plan, values, nulls, false, 0);
 
 	if (rc != expect)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
@@ -170,17 +170,12 @@ all_present(TransitionScan *scan, AttrNumber attnum, BfTypeInfo *ti, BfFilter *f
 	{
 		bool		isnull;
 		Datum		v = slot_getattr(scan->slot, attnum, &isnull);
-		uint64		h;
 
 		CHECK_FOR_INTERRUPTS();
 		if (isnull)
 			continue;
-		if (ti->family == BF_FAMILY_RECORD)
-			bf_record_prepare(ti, v);
 		/* a mismatched family errors out here, before anything is written */
-		bf_check_family(&f->hdr, NULL, ti, false);
-		h = bf_hash_datum(ti, v, f->hdr.seed);
-		if (!bloom_test_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, h))
+		if (!bf_filter_test(f, ti, v))
 			return false;
 	}
 	return true;
@@ -219,8 +214,8 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	Datum		values[3];
 	bool		isnull;
 	bool		reader = may_read_column(r);
-	uint64		before;
 	bool	   *touched = NULL;
+	char		nulls[3] = {' ', ' ', ' '};
 
 	if (attnum == InvalidAttrNumber)
 		ereport(ERROR,
@@ -256,7 +251,7 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
 	prepare_plans(cx->ext);
 	values[0] = Int64GetDatum(r->id);
-	run_plan(plan_lock, values, SPI_OK_SELECT);
+	run_plan(plan_lock, values, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 	{
 		/* untracked concurrently: nothing left to keep in sync */
@@ -270,7 +265,6 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 		return;
 	}
 	f = bf_detoast_copy(values[1]);
-	before = f.hdr.inserted;
 	bf_adder_init(&adder, &f, &ti);
 	if (cx->ext->att_changes)
 		adder.touched = touched = bf_track_touched(VARSIZE_ANY_EXHDR(f.vl));
@@ -285,7 +279,7 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	}
 	transition_end(&scan);
 	bf_adder_finish(&adder);
-	if (f.hdr.inserted != before || !reader)
+	if (bf_adder_changed(&adder) || !reader)
 	{
 		if (touched)
 		{
@@ -298,9 +292,12 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 			values[2] = PointerGetDatum(bf_track_stamps(isnull ? NULL : (struct varlena *) DatumGetPointer(changes),
 														vnull ? 0 : DatumGetInt64(version),
 														VARSIZE_ANY_EXHDR(f.vl), touched));
+			/* a growing filter that grew has a new length: a whole-value write */
+			if (bf_adder_grew(&adder))
+				nulls[2] = 'n';
 		}
 		values[1] = PointerGetDatum(f.vl);
-		run_plan(plan_update, values, SPI_OK_UPDATE);
+		run_plan(plan_update, values, nulls, SPI_OK_UPDATE);
 	}
 	bf_spi_end(cx);
 }
@@ -315,14 +312,14 @@ clear_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id)
 	bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
 	prepare_plans(cx->ext);
 	values[0] = Int64GetDatum(id);
-	run_plan(plan_lock, values, SPI_OK_SELECT);
+	run_plan(plan_lock, values, NULL, SPI_OK_SELECT);
 	if (SPI_processed > 0)
 	{
 		values[1] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 		if (!isnull)
 		{
 			values[1] = DirectFunctionCall1(bf_clear, values[1]);
-			run_plan(plan_truncate, values, SPI_OK_UPDATE);
+			run_plan(plan_truncate, values, NULL, SPI_OK_UPDATE);
 		}
 	}
 	bf_spi_end(cx);
@@ -417,7 +414,7 @@ bf_track_sync(PG_FUNCTION_ARGS)
 			prepare_plans(cx.ext);
 			values[0] = Int64GetDatum(id);
 			values[1] = Int64GetDatum(n);
-			run_plan(plan_deleted, values, SPI_OK_UPDATE);
+			run_plan(plan_deleted, values, NULL, SPI_OK_UPDATE);
 			bf_spi_end(&cx);
 		}
 	}

@@ -142,12 +142,17 @@ typedef struct BfAdder
 	bool	   *touched;		/* NULL, or one flag per BF_CHANGE_CHUNK bytes
 								 * of the value, set where a bit was set */
 	uint64		hashes[BF_ADDER_BATCH];
+	struct BfGrowAdder *grow;	/* a growing filter's adder, or NULL */
+	uint64		inserted_before;	/* the count of a plain filter at the start */
 } BfAdder;
 
 extern void bf_add_value(BfFilter *f, BfTypeInfo *ti, Datum value);
 extern void bf_adder_init(BfAdder *a, BfFilter *f, BfTypeInfo *ti);
 extern void bf_adder_add(BfAdder *a, Datum value);
 extern void bf_adder_finish(BfAdder *a);
+extern bool bf_adder_changed(const BfAdder *a);
+extern bool bf_filter_test(const BfFilter *f, BfTypeInfo *ti, Datum value);
+extern bool bf_adder_grew(const BfAdder *a);
 extern void bf_store_inserted(BfFilter *f);
 extern void bf_size_or_error(int64 capacity, double fpr, uint64 *nblocks,
 							 int *nhashes);
@@ -169,6 +174,10 @@ typedef struct BfGrowAdder
 	bool		checked;
 	int			n;				/* hashes waiting, their blocks prefetched */
 	uint64		hashes[BF_ADDER_BATCH];
+	bool	   *touched;		/* as BfAdder.touched, for the value's length
+								 * at the start (a growth changes it) */
+	uint16		start_layers;
+	uint64		changed;		/* adds that set a bit */
 } BfGrowAdder;
 
 typedef void (*BfLayerFn) (void *arg, int layer, const BloomHeader *hdr,
@@ -206,6 +215,7 @@ typedef struct BfGrowSummary
 } BfGrowSummary;
 
 extern BfGrowSummary bf_grow_summary(const BfFilter *f);
+extern bool bf_datum_is_growing(struct varlena *raw);
 
 /* bf_grow_io.c: the text form of a growing filter */
 #define BF_GROW_TEXT_PREFIX "bloomgrowing:1"
