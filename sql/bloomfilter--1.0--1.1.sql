@@ -268,6 +268,20 @@ CREATE FUNCTION bf_index_changes(index regclass, since pg_lsn DEFAULT NULL)
 COMMENT ON FUNCTION bf_index_changes(regclass, pg_lsn) IS
 	'the byte ranges of bf_index_filter(index) that may have changed since a WAL position (all of it when since is NULL or cannot be answered from), and the position to pass next time';
 
+-- The layers of a bloomfilter index (one for an index that does not
+-- grow), as bf_layers gives them for its value: it reads the whole index,
+-- as bf_index_info does, with the rights of bf_index_filter.  STABLE and
+-- PARALLEL RESTRICTED as bf_index_filter.
+CREATE FUNCTION bf_index_layers(index regclass,
+								OUT layer int, OUT nbits bigint, OUT nhashes int,
+								OUT capacity bigint, OUT target_fpr float8,
+								OUT inserted bigint, OUT bits_set bigint,
+								OUT estimated_fpr float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 4;
+COMMENT ON FUNCTION bf_index_layers(regclass) IS
+	'the layers of a bloomfilter index, oldest first (inserted estimated from the bits): one for an index that does not grow';
+
 -- (end of index)
 
 -- ====================================================================

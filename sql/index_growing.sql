@@ -94,6 +94,16 @@ SELECT count(*) AS layers, sum(inserted) BETWEEN 59000 AND 60000 AS keys FROM bf
 SELECT count(*) FILTER (WHERE NOT bf_index_contains('ig_email', 'user' || g || '@example.com')) AS missed
 FROM generate_series(1, 60000) g;
 
+-- bf_index_layers: the layers, as bf_layers of the index's value; one
+-- for an index that does not grow
+SELECT layer, capacity, target_fpr, inserted > 0 AS holds_keys FROM bf_index_layers('ig_email');
+SELECT (SELECT array_agg(l ORDER BY layer) FROM bf_index_layers('ig_email') l) =
+	   (SELECT array_agg(l ORDER BY layer) FROM bf_layers(bf_index_filter('ig_email')) l) AS same_as_value;
+CREATE TABLE igf (k int);
+CREATE INDEX igf_k ON igf USING bloomfilter (k) WITH (capacity = 1000);
+SELECT layer, nbits, nhashes, capacity, target_fpr, inserted FROM bf_index_layers('igf_k');
+DROP TABLE igf;
+
 -- bf_track without a capacity makes a growing index; with one, a fixed one
 CREATE TABLE igt (email text);
 SELECT bf_track('igt', 'email');

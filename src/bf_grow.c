@@ -381,16 +381,26 @@ layer_row(void *arg, int layer, const BloomHeader *h, const uint8 *bits)
 	tuplestore_putvalues(rows->rsinfo->setResult, rows->rsinfo->setDesc, values, nulls);
 }
 
-/* bf_layers(filter): one row per layer (one for a plain filter) */
-PG_FUNCTION_INFO_V1(bf_layers);
+/*
+ * The rows of bf_layers for the filter value, into fcinfo's materialized
+ * result (also bf_index_layers, for an index's value)
+ */
 Datum
-bf_layers(PG_FUNCTION_ARGS)
+bf_layers_rows(FunctionCallInfo fcinfo, Datum value)
 {
-	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
+	BfFilter	f = bf_fetch_any(value);
 	LayerRows	rows;
 
 	InitMaterializedSRF(fcinfo, 0);
 	rows.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	bf_for_each_layer(&f, layer_row, &rows);
 	return (Datum) 0;
+}
+
+/* bf_layers(filter): one row per layer (one for a plain filter) */
+PG_FUNCTION_INFO_V1(bf_layers);
+Datum
+bf_layers(PG_FUNCTION_ARGS)
+{
+	return bf_layers_rows(fcinfo, PG_GETARG_DATUM(0));
 }

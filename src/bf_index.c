@@ -487,6 +487,17 @@ bf_index_filter(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(vl);
 }
 
+/*
+ * bf_index_layers(regclass): bf_layers of bf_index_filter(index), which
+ * checks the index and the caller's rights
+ */
+PG_FUNCTION_INFO_V1(bf_index_layers);
+Datum
+bf_index_layers(PG_FUNCTION_ARGS)
+{
+	return bf_layers_rows(fcinfo, DirectFunctionCall1(bf_index_filter, PG_GETARG_DATUM(0)));
+}
+
 PG_FUNCTION_INFO_V1(bf_index_info);
 
 /*

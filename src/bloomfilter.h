@@ -200,6 +200,7 @@ extern struct varlena *bf_grow_adder_finish(BfGrowAdder *a);
 extern bool bf_grow_test(const BfFilter *f, BfTypeInfo *ti, Datum value);
 extern struct varlena *bf_grow_clear(const struct varlena *vl);
 extern void bf_for_each_layer(const BfFilter *f, BfLayerFn fn, void *arg);
+extern Datum bf_layers_rows(FunctionCallInfo fcinfo, Datum value);
 
 typedef struct BfGrowSummary
 {
