@@ -169,6 +169,11 @@ extern const char *bf_layers_read(Page page, const BfIndexMeta *meta,
 								  BlockNumber relpages, BfIndexLayers *layers);
 extern bool bf_layer_page_full(const BfIndexMeta *meta, BlockNumber blkno, Page page);
 
+/* fn(arg, first block, blocks of the layer on it, page): false stops */
+typedef bool (*BfPageFn) (void *arg, uint64 first, uint32 n, Page page);
+extern void bf_layer_pages(Relation index, const BfIndexLayer *l, uint64 step,
+						   BufferAccessStrategy strategy, BfPageFn fn, void *arg);
+
 /* bf_build.c */
 extern IndexBuildResult *bfbuild(Relation heap, Relation index,
 								 IndexInfo *indexInfo);

@@ -61,6 +61,30 @@ bf_metapage_lsn(Relation index)
 	return lsn;
 }
 
+typedef struct PagePatch
+{
+	BfPatch    *pb;
+	uint64		bits_off;		/* where the layer's bits are in the value */
+	bool		full;
+	XLogRecPtr	since;
+	uint64		ones;			/* bits set in the pages seen */
+	bool		changed;		/* a page's LSN is above since */
+} PagePatch;
+
+/* one page: count its bits, and add it to the patch if it changed */
+static bool
+patch_page(void *arg, uint64 first, uint32 n, Page page)
+{
+	PagePatch  *pp = (PagePatch *) arg;
+	const uint8 *bits = (const uint8 *) page + BF_PAGE_BITS_OFFSET;
+
+	pp->ones += bloom_popcount(bits, (size_t) n * BLOOM_BLOCK_BYTES);
+	if (pp->full || PageGetLSN(page) > pp->since)
+		bf_patch_range(pp->pb, pp->bits_off + first * BLOOM_BLOCK_BYTES, bits,
+					   n * BLOOM_BLOCK_BYTES);
+	return true;
+}
+
 /*
  * Add to pb the data pages of layer l (the only one of an index that does
  * not grow) whose page LSN is above since, or all when full; its bits are
@@ -70,53 +94,31 @@ static uint64
 patch_layer_pages(Relation index, const BfIndexLayer *l, uint64 bits_off, bool full,
 				  XLogRecPtr since, BufferAccessStrategy strategy, BfPatch *pb)
 {
-	uint64		npages = bloom_paged_npages(l->nblocks, BF_BLOCKS_PER_PAGE);
-	uint64		ones = 0;
+	PagePatch	pp = {pb, bits_off, full, since, 0, false};
 
-	for (uint64 p = 0; p < npages; p++)
-	{
-		uint64		first = p * BF_BLOCKS_PER_PAGE;
-		uint32		n = (uint32) Min((uint64) BF_BLOCKS_PER_PAGE, l->nblocks - first);
-		const uint8 *bits;
-		Buffer		buf;
-		Page		page;
-
-		CHECK_FOR_INTERRUPTS();
-		buf = ReadBufferExtended(index, MAIN_FORKNUM, (BlockNumber) (1 + l->first_page + p),
-								 RBM_NORMAL, strategy);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		bits = (const uint8 *) page + BF_PAGE_BITS_OFFSET;
-		ones += bloom_popcount(bits, (size_t) n * BLOOM_BLOCK_BYTES);
-		if (full || PageGetLSN(page) > since)
-			bf_patch_range(pb, bits_off + first * BLOOM_BLOCK_BYTES, bits, n * BLOOM_BLOCK_BYTES);
-		UnlockReleaseBuffer(buf);
-	}
-	return ones;
+	bf_layer_pages(index, l, 1, strategy, patch_page, &pp);
+	return pp.ones;
 }
 
-/* has any page of layer l changed since? (its LSN, read under a share lock) */
+/* stop at the first page changed since */
+static bool
+page_unchanged(void *arg, uint64 first, uint32 n, Page page)
+{
+	PagePatch  *pp = (PagePatch *) arg;
+
+	pp->changed = PageGetLSN(page) > pp->since;
+	return !pp->changed;
+}
+
+/* has any page of layer l changed since? */
 static bool
 bf_layer_changed(Relation index, const BfIndexLayer *l, XLogRecPtr since,
 				 BufferAccessStrategy strategy)
 {
-	uint64		npages = bloom_paged_npages(l->nblocks, BF_BLOCKS_PER_PAGE);
+	PagePatch	pp = {NULL, 0, false, since, 0, false};
 
-	for (uint64 p = 0; p < npages; p++)
-	{
-		Buffer		buf;
-		XLogRecPtr	lsn;
-
-		CHECK_FOR_INTERRUPTS();
-		buf = ReadBufferExtended(index, MAIN_FORKNUM, (BlockNumber) (1 + l->first_page + p),
-								 RBM_NORMAL, strategy);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		lsn = PageGetLSN(BufferGetPage(buf));
-		UnlockReleaseBuffer(buf);
-		if (lsn > since)
-			return true;
-	}
-	return false;
+	bf_layer_pages(index, l, 1, strategy, page_unchanged, &pp);
+	return pp.changed;
 }
 
 /*

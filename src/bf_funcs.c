@@ -487,19 +487,6 @@ bf_clear(PG_FUNCTION_ARGS)
 
 /* ---- adding ---- */
 
-/* add one non-NULL value to a filter we own; counts changed inserts */
-void
-bf_add_value(BfFilter *f, BfTypeInfo *ti, Datum value)
-{
-	uint64		h;
-
-	bf_prepare_value(ti, value);
-	bf_check_family(&f->hdr, BF_PAYLOAD(f->vl), ti, true);
-	h = bf_hash_datum(ti, value, f->hdr.seed);
-	if (bloom_set_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes, h))
-		BLOOM_COUNT_INSERT(&f->hdr);
-}
-
 void
 bf_store_inserted(BfFilter *f)
 {
@@ -615,6 +602,7 @@ bf_add(PG_FUNCTION_ARGS)
 {
 	BfTypeInfo *ti;
 	BfFilter	f;
+	BfAdder		adder;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -622,17 +610,11 @@ bf_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	ti = get_typeinfo(fcinfo, 1, false);
 	f.vl = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
-	if (bloom_is_growing(BF_PAYLOAD(f.vl), BF_PAYLOAD_LEN(f.vl)))
-	{
-		BfGrowAdder ga;
-
-		bf_grow_adder_init(&ga, f.vl, ti);
-		bf_grow_adder_add(&ga, PG_GETARG_DATUM(1));
-		PG_RETURN_POINTER(bf_grow_adder_finish(&ga));
-	}
-	bf_read_header(f.vl, &f.hdr);
-	bf_add_value(&f, ti, PG_GETARG_DATUM(1));
-	bf_store_inserted(&f);
+	bf_read_any_header(f.vl, &f.hdr);
+	/* either form: the adder of a growing filter moves f.vl as it grows */
+	bf_adder_init(&adder, &f, ti);
+	bf_adder_add(&adder, PG_GETARG_DATUM(1));
+	bf_adder_finish(&adder);
 	PG_RETURN_POINTER(f.vl);
 }
 
@@ -666,28 +648,11 @@ bf_add_all(PG_FUNCTION_ARGS)
 	ti = get_typeinfo(fcinfo, 1, true);
 	arr = PG_GETARG_ANY_ARRAY_P(1);
 	f.vl = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
+	bf_read_any_header(f.vl, &f.hdr);
+
+	/* either form: the adder of a growing filter moves f.vl as it grows */
 	n = array_nitems(arr);
 	array_iter_setup(&it, arr);
-	if (bloom_is_growing(BF_PAYLOAD(f.vl), BF_PAYLOAD_LEN(f.vl)))
-	{
-		BfGrowAdder ga;
-
-		bf_grow_adder_init(&ga, f.vl, ti);
-		for (int i = 0; i < n; i++)
-		{
-			bool		isnull;
-			Datum		value = array_iter_next(&it, &isnull, i, ti->typlen,
-												ti->typbyval, ti->typalign);
-
-			if (!isnull)
-				bf_grow_adder_add(&ga, value);
-			else if ((i & 1023) == 0)
-				CHECK_FOR_INTERRUPTS();	/* the adder checks between batches */
-		}
-		PG_RETURN_POINTER(bf_grow_adder_finish(&ga));
-	}
-	bf_read_header(f.vl, &f.hdr);
-
 	bf_adder_init(&adder, &f, ti);
 	for (int i = 0; i < n; i++)
 	{

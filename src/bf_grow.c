@@ -174,15 +174,26 @@ grow_flush(BfGrowAdder *a)
 }
 
 /*
- * Hash a value and fetch its blocks; the test and the add come with the
- * batch, as in bf_adder_add, so that the cache misses of the layers of
- * many keys overlap.
+ * Add a hash: fetch its blocks now, test and set them with the batch, as
+ * bf_adder_add does, so that the cache misses of the layers of many keys
+ * overlap.  Called directly with a hash the caller computed, for a filter
+ * whose family is set already (an index build: the key family comes from
+ * the index).
  */
+void
+bf_grow_adder_add_hash(BfGrowAdder *a, uint64 h)
+{
+	bloom_grow_prefetch_hash(BF_PAYLOAD(a->vl), h);
+	a->hashes[a->n++] = h;
+	if (a->n == BF_ADDER_BATCH)
+		grow_flush(a);
+}
+
+/* check a value's family (the first sets the filter's), then add its hash */
 void
 bf_grow_adder_add(BfGrowAdder *a, Datum value)
 {
 	BloomGrowHeader *gh = &a->gh;
-	uint64		h;
 
 	bf_prepare_value(a->ti, value);
 	/* a record's row type may vary per value: check each one */
@@ -201,25 +212,7 @@ bf_grow_adder_add(BfGrowAdder *a, Datum value)
 		}
 		a->checked = true;
 	}
-	h = bf_hash_datum(a->ti, value, gh->first.seed);
-	bloom_grow_prefetch_hash(BF_PAYLOAD(a->vl), h);
-	a->hashes[a->n++] = h;
-	if (a->n == BF_ADDER_BATCH)
-		grow_flush(a);
-}
-
-/*
- * Add a hash computed by the caller, to a filter whose family is set
- * already (an index build: the key family comes from the index); a->ti is
- * not used.
- */
-void
-bf_grow_adder_add_hash(BfGrowAdder *a, uint64 h)
-{
-	bloom_grow_prefetch_hash(BF_PAYLOAD(a->vl), h);
-	a->hashes[a->n++] = h;
-	if (a->n == BF_ADDER_BATCH)
-		grow_flush(a);
+	bf_grow_adder_add_hash(a, bf_hash_datum(a->ti, value, gh->first.seed));
 }
 
 /* the value with every value added (it may have moved as it grew) */

@@ -361,28 +361,20 @@ bf_index_contains(PG_FUNCTION_ARGS)
  * a time under its share lock, with a bulk-read strategy so a large filter
  * does not evict shared buffers.
  */
+static bool
+copy_page_bits(void *arg, uint64 first, uint32 n, Page page)
+{
+	memcpy((uint8 *) arg + first * BLOOM_BLOCK_BYTES,
+		   (const uint8 *) page + BF_PAGE_BITS_OFFSET, (size_t) n * BLOOM_BLOCK_BYTES);
+	return true;
+}
+
 static void
 bf_read_bits(Relation index, const BfIndexLayer *layer, uint8 *dst)
 {
 	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
-	uint64		npages = bloom_paged_npages(layer->nblocks, BF_BLOCKS_PER_PAGE);
 
-	for (uint64 p = 0; p < npages; p++)
-	{
-		uint64		first = p * BF_BLOCKS_PER_PAGE;
-		uint64		n = Min((uint64) BF_BLOCKS_PER_PAGE, layer->nblocks - first);
-		Buffer		buf;
-
-		CHECK_FOR_INTERRUPTS();
-		buf = ReadBufferExtended(index, MAIN_FORKNUM,
-								 (BlockNumber) (1 + layer->first_page + p),
-								 RBM_NORMAL, strategy);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		memcpy(dst + first * BLOOM_BLOCK_BYTES,
-			   (const uint8 *) BufferGetPage(buf) + BF_PAGE_BITS_OFFSET,
-			   n * BLOOM_BLOCK_BYTES);
-		UnlockReleaseBuffer(buf);
-	}
+	bf_layer_pages(index, layer, 1, strategy, copy_page_bits, dst);
 	FreeAccessStrategy(strategy);
 }
 

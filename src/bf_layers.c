@@ -129,6 +129,36 @@ bf_layer_page_full(const BfIndexMeta *meta, BlockNumber blkno, Page page)
 						  (int) meta->nhashes, NULL) > meta->fpr;
 }
 
+/*
+ * Call fn for every step-th data page of layer l, in order, each under a
+ * share lock, with the number of its first filter block and of the
+ * layer's blocks on it; stop when fn returns false.  The one loop over a
+ * layer's pages: reading its bits, change sets, the fill test.
+ */
+void
+bf_layer_pages(Relation index, const BfIndexLayer *l, uint64 step,
+			   BufferAccessStrategy strategy, BfPageFn fn, void *arg)
+{
+	uint64		npages = bloom_paged_npages(l->nblocks, BF_BLOCKS_PER_PAGE);
+
+	for (uint64 p = 0; p < npages; p += step)
+	{
+		uint64		first = p * BF_BLOCKS_PER_PAGE;
+		uint32		n = (uint32) Min((uint64) BF_BLOCKS_PER_PAGE, l->nblocks - first);
+		Buffer		buf;
+		bool		more;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBufferExtended(index, MAIN_FORKNUM, (BlockNumber) (1 + l->first_page + p),
+								 RBM_NORMAL, strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		more = fn(arg, first, n, BufferGetPage(buf));
+		UnlockReleaseBuffer(buf);
+		if (!more)
+			return;
+	}
+}
+
 /* pages of the newest layer read to confirm that it is full */
 #define BF_FULL_SAMPLE_PAGES 64
 
@@ -138,27 +168,32 @@ bf_layer_page_full(const BfIndexMeta *meta, BlockNumber blkno, Page page)
  * many pages to pass the target passes it early, and a growth on that
  * alone would leave layers part empty.
  */
+typedef struct FillSum
+{
+	int			nhashes;
+	double		sum;			/* of each page's rate times its blocks */
+	uint64		blocks;
+} FillSum;
+
+static bool
+add_page_fill(void *arg, uint64 first, uint32 n, Page page)
+{
+	FillSum    *fs = (FillSum *) arg;
+
+	fs->sum += bloom_fill_fpr((const uint8 *) page + BF_PAGE_BITS_OFFSET, n,
+							  fs->nhashes, NULL) * (double) n;
+	fs->blocks += n;
+	return true;
+}
+
 static bool
 bf_layer_full(Relation index, const BfIndexLayer *l)
 {
 	uint64		npages = bloom_paged_npages(l->nblocks, BF_BLOCKS_PER_PAGE);
-	uint64		step = Max(npages / BF_FULL_SAMPLE_PAGES, 1);
-	double		sum = 0;
-	uint64		blocks = 0;
+	FillSum		fs = {(int) l->nhashes, 0, 0};
 
-	for (uint64 p = 0; p < npages; p += step)
-	{
-		uint64		first = p * BF_BLOCKS_PER_PAGE;
-		uint64		n = Min((uint64) BF_BLOCKS_PER_PAGE, l->nblocks - first);
-		Buffer		buf = ReadBuffer(index, (BlockNumber) (1 + l->first_page + p));
-
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		sum += bloom_fill_fpr((const uint8 *) BufferGetPage(buf) + BF_PAGE_BITS_OFFSET,
-							  n, (int) l->nhashes, NULL) * (double) n;
-		UnlockReleaseBuffer(buf);
-		blocks += n;
-	}
-	return sum / (double) blocks > l->fpr;
+	bf_layer_pages(index, l, Max(npages / BF_FULL_SAMPLE_PAGES, 1), NULL, add_page_fill, &fs);
+	return fs.sum / (double) fs.blocks > l->fpr;
 }
 
 /*

@@ -130,6 +130,8 @@ extern void bf_check_fpr(double fpr);
  * BF_ADDER_BATCH values and prefetches their blocks before setting bits, so
  * that the cache misses of a large filter overlap; bits are set in the
  * order the values came, so "inserted" counts as one-by-one adds would.
+ * A growing filter (read with bf_read_any_header) is added to by the
+ * BfGrowAdder it holds; f->vl moves when the filter grows.
  */
 #define BF_ADDER_BATCH 32
 #define BF_CHANGE_CHUNK 8192	/* bytes of the value per touched flag */
@@ -146,7 +148,6 @@ typedef struct BfAdder
 	uint64		inserted_before;	/* the count of a plain filter at the start */
 } BfAdder;
 
-extern void bf_add_value(BfFilter *f, BfTypeInfo *ti, Datum value);
 extern void bf_adder_init(BfAdder *a, BfFilter *f, BfTypeInfo *ti);
 extern void bf_adder_add(BfAdder *a, Datum value);
 extern void bf_adder_finish(BfAdder *a);
