@@ -296,34 +296,38 @@ bf_saturated(PG_FUNCTION_ARGS)
 #define BF_INFO_NATTS 15
 
 /*
- * bf_info of a growing filter: sums over the layers (bf_grow_summary);
- * capacity is that of the layers so far, nhashes differs per layer (NULL).
+ * The row of bf_info, for either form: sum has the estimates (a growing
+ * filter's summed over its layers); nhashes < 0 is NULL (a growing
+ * filter's layers differ); a capacity or target of 0 (bf_create_sized) is
+ * NULL.
  */
 static Datum
-growing_info(const BfFilter *f, Datum raw, TupleDesc tupdesc)
+info_row(TupleDesc tupdesc, const char *layout, const BfGrowSummary *sum,
+		 int nhashes, const BloomHeader *family, Datum raw)
 {
-	BfGrowSummary sum = bf_grow_summary(f);
-	BloomGrowHeader gh;
 	Datum		values[BF_INFO_NATTS];
 	bool		nulls[BF_INFO_NATTS] = {0};
 	int			i = 0;
 
-	values[i++] = CStringGetTextDatum("growing");
-	values[i++] = Int64GetDatum((int64) sum.nbits);
-	nulls[i++] = true;
-	values[i++] = Int64GetDatum(f->hdr.seed);
+	values[i++] = CStringGetTextDatum(layout);
+	values[i++] = Int64GetDatum((int64) sum->nbits);
+	nulls[i] = nhashes < 0;
+	values[i++] = Int32GetDatum(nhashes);
+	values[i++] = Int64GetDatum(family->seed);
+	/* as pg_column_size: the stored (possibly compressed) size */
 	values[i++] = Int64GetDatum((int64) toast_datum_size(raw));
-	values[i++] = Int64GetDatum(sum.capacity);
-	values[i++] = Float8GetDatum(sum.target_fpr);
-	values[i++] = Int64GetDatum((int64) sum.inserted);
-	values[i++] = Int64GetDatum((int64) sum.bits_set);
-	values[i++] = Float8GetDatum((double) sum.bits_set / (double) sum.nbits);
-	values[i++] = Float8GetDatum(sum.cardinality);
-	values[i++] = Float8GetDatum(sum.fpr);
-	values[i++] = BoolGetDatum(sum.saturated);
-	bf_grow_read(f->vl, &gh, ERRCODE_DATA_CORRUPTED);
-	values[i++] = CStringGetTextDatum(bf_family_text(gh.first.family, gh.first.detail));
-	values[i++] = BoolGetDatum((f->hdr.flags & BLOOM_FLAG_NONPORTABLE) == 0);
+	nulls[i] = sum->capacity == 0;
+	values[i++] = Int64GetDatum(sum->capacity);
+	nulls[i] = sum->target_fpr == 0.0;
+	values[i++] = Float8GetDatum(sum->target_fpr);
+	values[i++] = Int64GetDatum((int64) sum->inserted);
+	values[i++] = Int64GetDatum((int64) sum->bits_set);
+	values[i++] = Float8GetDatum((double) sum->bits_set / (double) sum->nbits);
+	values[i++] = Float8GetDatum(sum->cardinality);
+	values[i++] = Float8GetDatum(sum->fpr);
+	values[i++] = BoolGetDatum(sum->saturated);
+	values[i++] = CStringGetTextDatum(bf_family_text(family->family, family->detail));
+	values[i++] = BoolGetDatum((family->flags & BLOOM_FLAG_NONPORTABLE) == 0);
 	Assert(i == BF_INFO_NATTS);
 	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
 }
@@ -334,42 +338,31 @@ bf_info(PG_FUNCTION_ARGS)
 {
 	Datum		raw = PG_GETARG_DATUM(0);
 	BfFilter	f = bf_fetch_any(raw);
-	BfFill		fill;
-	double		nbits;
+	BloomHeader family = f.hdr;
 	TupleDesc	tupdesc;
-	Datum		values[BF_INFO_NATTS];
-	bool		nulls[BF_INFO_NATTS];
-	int			i = 0;
+	BfGrowSummary sum;
+	BfFill		fill;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);
-	memset(nulls, 0, sizeof(nulls));
 	if (f.hdr.family == BF_FAMILY_GROWING)
-		PG_RETURN_DATUM(growing_info(&f, raw, tupdesc));
+	{
+		/* layer 0's header but for the family, which is in its bytes */
+		family.family = BF_PAYLOAD(f.vl)[BLOOM_GROW_HEADER_SIZE + BLOOM_FAMILY_OFFSET];
+		sum = bf_grow_summary(&f);
+		PG_RETURN_DATUM(info_row(tupdesc, "growing", &sum, -1, &family, raw));
+	}
 	fill = fill_of(&f);
-	nbits = (double) f.hdr.nblocks * BLOOM_BLOCK_BITS;
-
-	values[i++] = CStringGetTextDatum("blocked");
-	values[i++] = Int64GetDatum((int64) (f.hdr.nblocks * BLOOM_BLOCK_BITS));
-	values[i++] = Int32GetDatum(f.hdr.nhashes);
-	values[i++] = Int64GetDatum(f.hdr.seed);
-	/* as pg_column_size: the stored (possibly compressed) size */
-	values[i++] = Int64GetDatum((int64) toast_datum_size(raw));
-	/* a filter sized explicitly has no capacity or target: NULL */
-	nulls[i] = f.hdr.capacity == 0;
-	values[i++] = Int64GetDatum(f.hdr.capacity);
-	nulls[i] = f.hdr.fpr == 0.0;
-	values[i++] = Float8GetDatum(f.hdr.fpr);
-	values[i++] = Int64GetDatum((int64) f.hdr.inserted);
-	values[i++] = Int64GetDatum((int64) fill.bits_set);
-	values[i++] = Float8GetDatum((double) fill.bits_set / nbits);
-	values[i++] = Float8GetDatum(fill.cardinality);
-	values[i++] = Float8GetDatum(fill.fpr);
-	values[i++] = BoolGetDatum(fill.saturated);
-	values[i++] = CStringGetTextDatum(bf_family_text(f.hdr.family, f.hdr.detail));
-	values[i++] = BoolGetDatum((f.hdr.flags & BLOOM_FLAG_NONPORTABLE) == 0);
-	Assert(i == BF_INFO_NATTS);
-
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	memset(&sum, 0, sizeof(sum));
+	sum.nlayers = 1;
+	sum.nbits = f.hdr.nblocks * BLOOM_BLOCK_BITS;
+	sum.capacity = f.hdr.capacity;
+	sum.inserted = f.hdr.inserted;
+	sum.bits_set = fill.bits_set;
+	sum.cardinality = fill.cardinality;
+	sum.fpr = fill.fpr;
+	sum.target_fpr = f.hdr.fpr;
+	sum.saturated = fill.saturated;
+	PG_RETURN_DATUM(info_row(tupdesc, "blocked", &sum, f.hdr.nhashes, &family, raw));
 }
