@@ -203,8 +203,10 @@ extern struct varlena *bf_grow_clear(const struct varlena *vl);
 extern void bf_for_each_layer(const BfFilter *f, BfLayerFn fn, void *arg);
 extern Datum bf_layers_rows(FunctionCallInfo fcinfo, Datum value);
 
-/* a filter's fill and estimates: a growing one's summed over its layers
- * (bf_grow_summary), a plain one's for its one layer (bf_info) */
+/*
+ * A filter's fill and estimates: a growing one's summed over its layers
+ * (bf_grow_summary), a plain one's for its one layer (bf_info).
+ */
 typedef struct BfGrowSummary
 {
 	int			nlayers;
