@@ -6,25 +6,30 @@ MODULE_big = bloomfilter
 EXTENSION = bloomfilter
 PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 
-# shared by the areas below
-OBJS_COMMON = src/bf_relcheck.o
+# the entry point (_PG_init) and what several areas share
+OBJS_COMMON = src/bloomfilter.o src/bf_relcheck.o src/bf_patch.o src/bf_trigger.o
 
-# the value type: the PostgreSQL-free core, hashing, I/O, functions, aggregates
-OBJS_VALUE = src/bloom_core.o src/bloom_text.o src/bf_text_fields.o src/bf_hash.o src/bf_io.o src/bf_funcs.o \
-	src/bf_cache.o src/bf_ops.o src/bf_agg.o
+# the value type: the PostgreSQL-free core, hashing, I/O, functions,
+# aggregates, and the cache of detoasted filters
+OBJS_VALUE = src/bloom_core.o src/bloom_text.o src/bf_hash.o src/bf_value.o \
+	src/bf_value_filter.o src/bf_value_text.o src/bf_value_io.o src/bf_value_funcs.o \
+	src/bf_value_ops.o src/bf_value_agg.o src/bf_cache.o
 
-# sliding-window and scalable filters
+# sliding-window and growing filters
 OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
 	src/bf_window_ops.o src/bf_window_agg.o src/bloom_grow.o src/bf_grow.o src/bf_grow_io.o
 
 # the index access method and the functions reading an index
-OBJS_INDEX = src/bf_am.o src/bf_meta.o src/bf_build.o src/bf_insert.o src/bf_pending.o \
-	src/bf_scan.o src/bf_vacuum.o src/bf_access.o src/bf_index.o src/bf_changes.o \
-	src/bf_patch.o src/bf_layers.o
+OBJS_INDEX = src/bf_index_am.o src/bf_index_meta.o src/bf_index_layers.o \
+	src/bf_index_page.o src/bf_index_build.o src/bf_index_insert.o \
+	src/bf_index_pending.o src/bf_index_scan.o src/bf_index_vacuum.o \
+	src/bf_index_access.o src/bf_index_funcs.o src/bf_index_changes.o
 
-# tracked filters: registry, management, lookups, triggers, DDL upkeep
-OBJS_TRACK = src/bf_registry.o src/bf_track_objects.o src/bf_track_manage.o \
-	src/bf_track_lookup.o src/bf_track_ddl.o src/bf_trigger.o src/bf_track_changes.o
+# tracked filters: registry, management, lookups, the sync trigger, DDL
+# upkeep; and bf_sync_into, the trigger helper for users' own tables
+OBJS_TRACK = src/bf_track_registry.o src/bf_track_objects.o src/bf_track_manage.o \
+	src/bf_track_lookup.o src/bf_track_ddl.o src/bf_track_sync.o src/bf_track_changes.o \
+	src/bf_sync_into.o
 
 OBJS = $(OBJS_COMMON) $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)
 

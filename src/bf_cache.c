@@ -1,20 +1,28 @@
 /*-------------------------------------------------------------------------
  *
  * bf_cache.c
- *	  A per-backend cache of detoasted stored filters.
+ *	  The per-backend cache of detoasted filters: every detoasted copy of a
+ *	  filter that outlives one call is an entry here.
  *
  * Applications probe one key per statement:
  *   SELECT bf_contains((SELECT f FROM filters WHERE id = $1), $2)
+ *   SELECT bf_might_contain('users', 'email', $1)
  * Without this cache every such statement detoasts the whole stored filter
- * (12 MB for 10 M keys at 1 %).  Entries are keyed by the value's TOAST
- * pointer, checked on every statement's first use (see value_unchanged
- * for why the check is enough), bounded by bloomfilter.filter_cache_size
- * and evicted least recently used first.  bf_filter_cache_stats() shows
- * the counters of the calling backend.
+ * (12 MB for 10 M keys at 1 %).  Entries of stored values are keyed by the
+ * value's TOAST pointer, checked on every statement's first use (see
+ * value_unchanged for why the check is enough; a caller that knows the
+ * value's version, as the registry of tracked filters does, skips it) and
+ * kept for later statements, evicted least recently used first.  Entries
+ * that cannot be kept (the cache is too small or off, the value's pages
+ * carry no trustworthy LSN, or the value was compressed in line) live
+ * while their holder holds them.  All are counted against
+ * bloomfilter.filter_cache_size: entries held by running statements are
+ * never evicted, so the cache may hold more while they run.
+ * bf_filter_cache_stats() shows the counters of the calling backend.
  *
  *-------------------------------------------------------------------------
  */
-#include "bloomfilter.h"
+#include "bf_cache.h"
 
 #include "access/detoast.h"
 #include "access/genam.h"
@@ -45,6 +53,7 @@ struct BfCachedFilter
 	OffsetNumber offnum;
 	XLogRecPtr	lsn;
 	Buffer		recent;			/* the buffer that held that page last */
+	int64		version;		/* the caller's version of the value, or -1 */
 	void	   *alloc;			/* holds filter.vl */
 	Size		size;
 	BfFilter	filter;
@@ -70,7 +79,8 @@ static MemoryContext cache_cxt = NULL;
 static HTAB *cache_table = NULL;
 static dlist_head cache_lru = DLIST_STATIC_INIT(cache_lru);
 static Size cache_bytes = 0;
-static int64 n_hits,
+static int64 n_entries,
+			n_hits,
 			n_misses,
 			n_stale,
 			n_evictions;
@@ -105,8 +115,8 @@ bf_filter_cache_define_gucs(void)
 }
 
 /* copy a detoasted filter into mcxt with its bit array 64-byte aligned */
-struct varlena *
-bf_copy_aligned(MemoryContext mcxt, const struct varlena *vl, void **alloc)
+static struct varlena *
+copy_aligned(MemoryContext mcxt, const struct varlena *vl, void **alloc)
 {
 	size_t		size = VARSIZE(vl);
 	char	   *p;
@@ -140,6 +150,7 @@ static void
 cached_free(BfCachedFilter *cf)
 {
 	cache_bytes -= cf->size;
+	n_entries--;
 	pfree(cf->alloc);
 	pfree(cf);
 }
@@ -338,58 +349,110 @@ locate_value(Relation rel, Oid valueid, BlockNumber *blkno,
 		!XLogRecPtrIsInvalid(*lsn);
 }
 
-/*
- * The stored filter raw (an on-disk TOAST pointer) detoasted and
- * validated, from the cache or read into it.  NULL when it cannot be
- * cached (the cache is off or too small, or the relation's page LSNs
- * cannot be trusted): the caller detoasts it itself.  The caller holds the
- * result until bf_filter_cache_release; it stays valid even if evicted or
- * found stale meanwhile.
- */
-BfCachedFilter *
-bf_filter_cache_get(struct varlena *raw)
+/* a new entry holding a validated copy of vl, held once, not yet listed */
+static BfCachedFilter *
+entry_new(struct varlena *vl)
 {
-	varatt_external ext;
+	BloomHeader hdr;
+	BfCachedFilter *cf;
+
+	bf_read_any_header(vl, &hdr);
+	cache_init();
+	cf = MemoryContextAllocZero(cache_cxt, sizeof(BfCachedFilter));
+	cf->filter.vl = copy_aligned(cache_cxt, vl, &cf->alloc);
+	cf->filter.hdr = hdr;
+	cf->size = VARSIZE(cf->filter.vl) + 64 + sizeof(BfCachedFilter);
+	cf->refcount = 1;
+	cf->recent = InvalidBuffer;
+	cf->version = -1;
+	cache_bytes += cf->size;
+	n_entries++;
+	return cf;
+}
+
+/*
+ * The listed entry for the stored value raw, if it still holds that
+ * value: the same version as the caller's (version >= 0), or checked by
+ * value_unchanged.  A stale entry is dropped.
+ */
+static BfCachedFilter *
+cache_find(const varatt_external *ext, int64 version)
+{
 	CacheKey	key;
 	CacheSlot  *slot;
 	BfCachedFilter *cf;
-	Size		size;
-	struct varlena *vl;
-	BloomHeader hdr;
+
+	if (cache_table == NULL)
+		return NULL;
+	key.toastrelid = ext->va_toastrelid;
+	key.valueid = ext->va_valueid;
+	slot = hash_search(cache_table, &key, HASH_FIND, NULL);
+	if (slot == NULL)
+		return NULL;
+	cf = slot->cf;
+	if (memcmp(&cf->ext, ext, sizeof(*ext)) == 0 &&
+		((version >= 0 && cf->version == version) || value_unchanged(cf)))
+	{
+		if (version >= 0)
+			cf->version = version;
+		n_hits++;
+		dlist_move_head(&cache_lru, &cf->lru);
+		cf->refcount++;
+		return cf;
+	}
+	n_stale++;
+	cache_detach(cf);
+	return NULL;
+}
+
+/* keep cf (read from ext) for later statements, if it fits and can be checked */
+static void
+cache_list(BfCachedFilter *cf, const varatt_external *ext)
+{
 	Relation	rel;
+	CacheKey	key;
+	CacheSlot  *slot;
 	bool		found;
+
+	if (cf->size > cache_limit() || !ActiveSnapshotSet() || (rel = open_toast(ext)) == NULL)
+		return;
+	/* the new entry counts already: make room for it among the others */
+	cache_shrink(cache_limit());
+	if (cache_bytes <= cache_limit() &&
+		locate_value(rel, ext->va_valueid, &cf->blkno, &cf->offnum, &cf->lsn, &cf->recent))
+	{
+		key.toastrelid = ext->va_toastrelid;
+		key.valueid = ext->va_valueid;
+		slot = hash_search(cache_table, &key, HASH_ENTER, &found);
+		Assert(!found);
+		slot->cf = cf;
+		cf->in_table = true;
+		dlist_push_head(&cache_lru, &cf->lru);
+	}
+	relation_close(rel, AccessShareLock);
+}
+
+/*
+ * The stored filter raw (an on-disk TOAST pointer) detoasted and
+ * validated, from the cache or read into it.  version is the caller's
+ * version of the value, if it has one (-1 if not): a value of the same
+ * pointer and version is the same value.  The caller holds the result
+ * until bf_filter_cache_release; it stays valid even if evicted or found
+ * stale meanwhile.
+ */
+BfCachedFilter *
+bf_filter_cache_get(struct varlena *raw, int64 version)
+{
+	varatt_external ext;
+	BfCachedFilter *cf;
+	struct varlena *vl;
 
 	Assert(VARATT_IS_EXTERNAL_ONDISK(raw));
 	VARATT_EXTERNAL_GET_POINTER(ext, raw);
-	cache_init();
-	key.toastrelid = ext.va_toastrelid;
-	key.valueid = ext.va_valueid;
-	slot = hash_search(cache_table, &key, HASH_FIND, NULL);
-	if (slot != NULL)
-	{
-		cf = slot->cf;
-		if (memcmp(&cf->ext, &ext, sizeof(ext)) == 0 && value_unchanged(cf))
-		{
-			n_hits++;
-			dlist_move_head(&cache_lru, &cf->lru);
-			cf->refcount++;
-			return cf;
-		}
-		n_stale++;
-		cache_detach(cf);
-	}
+	cf = cache_find(&ext, version);
+	if (cf != NULL)
+		return cf;
 	n_misses++;
-
-	/* room for it: the detoasted size plus alignment */
-	size = (Size) ext.va_rawsize + 64 + sizeof(BfCachedFilter);
-	if (size > cache_limit() || !ActiveSnapshotSet() || (rel = open_toast(&ext)) == NULL)
-		return NULL;
-	cache_shrink(cache_limit() - size);
-	if (cache_bytes + size > cache_limit())
-	{
-		relation_close(rel, AccessShareLock);
-		return NULL;
-	}
 
 	/*
 	 * Detoast and validate before anything goes into the cache; then note
@@ -398,27 +461,23 @@ bf_filter_cache_get(struct varlena *raw)
 	 * hint bits).  Both see the value under the same snapshot.
 	 */
 	vl = detoast_attr(raw);
-	bf_read_any_header(vl, &hdr);
-	cf = MemoryContextAllocZero(cache_cxt, sizeof(BfCachedFilter));
-	cf->filter.vl = bf_copy_aligned(cache_cxt, vl, &cf->alloc);
-	cf->filter.hdr = hdr;
+	cf = entry_new(vl);
 	pfree(vl);
 	cf->ext = ext;
-	cf->size = VARSIZE(cf->filter.vl) + 64 + sizeof(BfCachedFilter);
-	cache_bytes += cf->size;
-	cf->refcount = 1;
-	cf->recent = InvalidBuffer;
-	if (locate_value(rel, ext.va_valueid, &cf->blkno, &cf->offnum, &cf->lsn, &cf->recent))
-	{
-		slot = hash_search(cache_table, &key, HASH_ENTER, &found);
-		Assert(!found);
-		slot->cf = cf;
-		cf->in_table = true;
-		dlist_push_head(&cache_lru, &cf->lru);
-	}
-	/* else the caller's use only: freed when it lets go */
-	relation_close(rel, AccessShareLock);
+	cf->version = version;
+	cache_list(cf, &ext);
 	return cf;
+}
+
+/*
+ * An entry holding a copy of the detoasted filter vl (validated), for a
+ * holder that reads it beyond one call (a compressed in-line value); never
+ * listed, freed when released.
+ */
+BfCachedFilter *
+bf_filter_cache_hold(struct varlena *vl)
+{
+	return entry_new(vl);
 }
 
 const BfFilter *
@@ -435,6 +494,56 @@ bf_filter_cache_release(BfCachedFilter *cf)
 		cached_free(cf);
 }
 
+static void
+release_callback(void *arg)
+{
+	bf_filter_cache_release((BfCachedFilter *) arg);
+}
+
+/* hold cf until the current memory context is reset or deleted */
+static const BfFilter *
+hold_in_context(BfCachedFilter *cf, MemoryContextCallback *cb)
+{
+	cb->func = release_callback;
+	cb->arg = cf;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	return &cf->filter;
+}
+
+/*
+ * The stored filter raw (version as for bf_filter_cache_get), held until
+ * the current memory context is reset or deleted.
+ */
+const BfFilter *
+bf_filter_cache_use(struct varlena *raw, int64 version)
+{
+	MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
+
+	return hold_in_context(bf_filter_cache_get(raw, version), cb);
+}
+
+/*
+ * As bf_filter_cache_use if the cache already holds the stored filter
+ * raw; NULL (and nothing read) if not.
+ */
+const BfFilter *
+bf_filter_cache_use_if_cached(struct varlena *raw, int64 version)
+{
+	MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
+	varatt_external ext;
+	BfCachedFilter *cf;
+
+	Assert(VARATT_IS_EXTERNAL_ONDISK(raw));
+	VARATT_EXTERNAL_GET_POINTER(ext, raw);
+	cf = cache_find(&ext, version);
+	if (cf == NULL)
+	{
+		pfree(cb);
+		return NULL;
+	}
+	return hold_in_context(cf, cb);
+}
+
 /* bf_filter_cache_stats(): this backend's cache and its counters */
 PG_FUNCTION_INFO_V1(bf_filter_cache_stats);
 Datum
@@ -446,7 +555,7 @@ bf_filter_cache_stats(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	values[0] = Int64GetDatum(cache_table ? hash_get_num_entries(cache_table) : 0);
+	values[0] = Int64GetDatum(n_entries);
 	values[1] = Int64GetDatum((int64) cache_bytes);
 	values[2] = Int64GetDatum(n_hits);
 	values[3] = Int64GetDatum(n_misses);

@@ -105,13 +105,15 @@ bf_extend_relation(Relation rel, ForkNumber fork)
  * Input errors are soft where the server supports it (16+), so that
  * pg_input_is_valid() and COPY ... ON_ERROR can use them; on 15 they are
  * ordinary errors.  BF_INPUT_ERROR returns (Datum) 0 from the calling
- * function after a soft error.
+ * function after a soft error, BF_INPUT_ERROR_NULL returns NULL.
  */
 #if PG_VERSION_NUM >= 160000
 #define BF_INPUT_ERROR(ctx, ...) ereturn((ctx), (Datum) 0, __VA_ARGS__)
+#define BF_INPUT_ERROR_NULL(ctx, ...) ereturn((ctx), NULL, __VA_ARGS__)
 #else
 #define BF_INPUT_ERROR(ctx, ...) \
 	do { (void) (ctx); ereport(ERROR, __VA_ARGS__); } while (0)
+#define BF_INPUT_ERROR_NULL(ctx, ...) BF_INPUT_ERROR(ctx, __VA_ARGS__)
 #endif
 
 /*

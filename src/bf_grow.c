@@ -3,61 +3,24 @@
  * bf_grow.c
  *	  Growing bloomfilter values (docs/FORMAT.md section 9): the
  *	  constructor, adding (which appends a layer when the newest one holds
- *	  its capacity), testing, clearing, per-layer introspection, and the
- *	  clear refusal of the functions that only take a plain filter.  The
+ *	  its capacity), testing, clearing and per-layer introspection.  The
  *	  bytes are read and written by bloom_grow.c.
  *
  *-------------------------------------------------------------------------
  */
-#include "bloomfilter.h"
+#include "bf_grow.h"
 
-#include "bloom_grow.h"
 #include "access/detoast.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-/* validate the bytes of a growing value, erroring out with sqlstate */
-void
-bf_grow_check(const uint8 *data, size_t len, BloomGrowHeader *gh, int sqlstate)
-{
-	BloomError	layer_err = BLOOM_OK;
-	BloomGrowError err = bloom_grow_read(data, len, gh, &layer_err);
-
-	if (err == BLOOM_GROW_ERR_LAYER)
-		ereport(ERROR,
-				(errcode(sqlstate),
-				 errmsg("invalid bloomfilter value"),
-				 errdetail_internal("%s %s", bloom_grow_error_message(err),
-									bloom_error_message(layer_err))));
-	if (err != BLOOM_GROW_OK)
-		ereport(ERROR,
-				(errcode(sqlstate),
-				 errmsg("invalid bloomfilter value"),
-				 errdetail_internal("%s", bloom_grow_error_message(err))));
-}
-
-/* the error of every function that takes only a plain filter */
-void
-bf_grow_refuse(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("this function does not take a growing bloomfilter"),
-			 errdetail("The filter was made by bf_create_growing and holds layers of different sizes."),
-			 errhint("Growing filters can be added to, tested, cleared, compared, printed and inspected (bf_info, bf_layers, bf_cardinality, bf_fpr, bf_saturated); combining them is not supported.")));
-}
-
 /* ---- constructor ---- */
 
-PG_FUNCTION_INFO_V1(bf_create_growing);
-Datum
-bf_create_growing(PG_FUNCTION_ARGS)
+/* an empty growing filter: capacity keys at rate fpr in all, then growth */
+struct varlena *
+bf_grow_new(int64 capacity, double fpr, int32 growth, int64 seed)
 {
-	int64		capacity = PG_GETARG_INT64(0);
-	double		fpr = PG_GETARG_FLOAT8(1);
-	int32		growth = PG_GETARG_INT32(2);
-	int64		seed = PG_GETARG_INT64(3);
 	int64		layer_capacity;
 	double		layer_fpr;
 	uint64		nblocks;
@@ -87,7 +50,15 @@ bf_create_growing(PG_FUNCTION_ARGS)
 	SET_VARSIZE(vl, size);
 	bloom_grow_init(BF_PAYLOAD(vl), &gh, capacity, fpr, BLOOM_GROW_RATIO,
 					(uint32) growth, nblocks, nhashes, seed);
-	PG_RETURN_POINTER(vl);
+	return vl;
+}
+
+PG_FUNCTION_INFO_V1(bf_create_growing);
+Datum
+bf_create_growing(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(bf_grow_new(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1),
+								  PG_GETARG_INT32(2), PG_GETARG_INT64(3)));
 }
 
 /* ---- adding ---- */
@@ -235,7 +206,7 @@ bf_datum_is_growing(struct varlena *raw)
 /* ---- testing ---- */
 
 /*
- * test_value of bf_funcs.c for a growing filter (value prepared).  f was
+ * bf_filter_test for a growing filter (value prepared).  f was
  * validated when fetched: its header is layer 0's but for the family,
  * which is read from the bytes.
  */

@@ -4,11 +4,11 @@
  *	  The text form of a growing bloomfilter (docs/FORMAT.md section 9.4):
  *	  its parameters, then each layer in the text form of a plain filter.
  *	  bloomfilter_in and bloomfilter_out come here for the growing form;
- *	  the binary forms are the bytes themselves (bf_io.c).
+ *	  the binary forms are the bytes themselves (bf_value_io.c).
  *
  *-------------------------------------------------------------------------
  */
-#include "bloomfilter.h"
+#include "bf_grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -17,7 +17,6 @@
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 
-extern Datum bloomfilter_out(PG_FUNCTION_ARGS);
 
 #define BAD_GROW_TEXT(ctx, det) \
 	BF_INPUT_ERROR(ctx, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), \
@@ -138,11 +137,13 @@ bf_grow_text_out(struct varlena *vl)
 	{
 		size_t		len = bloom_total_size(h.nblocks);
 		struct varlena *layer = palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
+		BfFilter	f;
 		char	   *text;
 
 		SET_VARSIZE(layer, VARHDRSZ + len);
 		memcpy(VARDATA(layer), BF_PAYLOAD(vl) + off, len);
-		text = DatumGetCString(DirectFunctionCall1(bloomfilter_out, PointerGetDatum(layer)));
+		f = bf_fetch(PointerGetDatum(layer));
+		text = bf_text_out(&f);
 		appendStringInfoString(&buf, " layer=");
 		appendStringInfoString(&buf, text);
 		pfree(text);

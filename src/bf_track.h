@@ -3,7 +3,7 @@
  * bf_track.h
  *	  Declarations shared by the tracked-filter code:
  *
- *	  bf_registry.c      the registry tables, the extension's per-backend
+ *	  bf_track_registry.c      the registry tables, the extension's per-backend
  *	                     state, SPI helpers and the cache of detoasted filters
  *	  bf_track_objects.c the objects that keep a filter current: the sync
  *	                     triggers, the bloomfilter index, filling from a table
@@ -17,7 +17,7 @@
 #ifndef BF_TRACK_H
 #define BF_TRACK_H
 
-#include "bloomfilter.h"
+#include "bf_grow.h"
 
 #include "nodes/pg_list.h"
 
@@ -100,9 +100,6 @@ extern bool bf_registry_filter_cached(RegRow *r, BfFilter *f);
 extern void bf_registry_changed(const BfExt *ext);
 extern const char *bf_registry_new_value_sql(const BfExt *ext);
 
-/* lookups keep a cache that registry and catalog invalidations flush */
-extern void bf_lookup_invalidate(Oid relid);
-
 /*
  * SPI under the safe search_path.  Statements run as the caller unless
  * bracketed by bf_as_owner / bf_as_caller: the registry is written as its
@@ -153,5 +150,9 @@ extern bool bf_parse_trigger_name(const char *name, int64 *id, int *suffix);
 extern int64 bf_fill_from_rel(BfFilter *f, Oid relid, const char *colname,
 							  bool only, const char *what);
 extern BfFilter bf_detoast_copy(Datum d);
+
+/* a new growing tracked filter's growth */
+#define BF_TRACK_GROWTH 2
+extern BfFilter bf_new_tracked_filter(int64 capacity, double fpr, bool growing);
 
 #endif							/* BF_TRACK_H */

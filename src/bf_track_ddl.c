@@ -45,9 +45,7 @@
 
 #include "bf_relcheck.h"
 
-/* bf_funcs.c */
-extern Datum bf_create(PG_FUNCTION_ARGS);
-extern Datum bf_create_growing(PG_FUNCTION_ARGS);
+/* bf_value_funcs.c */
 
 /* what the command did, as far as tracked filters care */
 typedef struct DdlCommand
@@ -262,19 +260,11 @@ rebuild_after_type_change(BfSpiContext *cx, RegRow *r)
 {
 	Oid			types[2] = {INT8OID, cx->ext->bftype};
 	Datum		values[2];
-	BfFilter	f;
-
 	/* of the same form: a growing filter stays growing */
-	if (r->filter_raw != NULL && bf_datum_is_growing(r->filter_raw))
-		f.vl = (struct varlena *)
-			DatumGetPointer(DirectFunctionCall4(bf_create_growing, Int64GetDatum(r->capacity),
-												Float8GetDatum(r->fpr), Int32GetDatum(2),
-												Int64GetDatum(0)));
-	else
-		f.vl = (struct varlena *)
-			DatumGetPointer(DirectFunctionCall3(bf_create, Int64GetDatum(r->capacity),
-												Float8GetDatum(r->fpr), Int64GetDatum(0)));
-	bf_read_any_header(f.vl, &f.hdr);
+	BfFilter	f = bf_new_tracked_filter(r->capacity, r->fpr,
+										  r->filter_raw != NULL &&
+										  bf_datum_is_growing(r->filter_raw));
+
 	bf_fill_from_rel(&f, r->tbl, NameStr(r->col),
 					 get_rel_relkind(r->tbl) != RELKIND_PARTITIONED_TABLE, "bf_track");
 	values[0] = Int64GetDatum(r->id);

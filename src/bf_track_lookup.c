@@ -10,7 +10,7 @@
  * filter covers every row -- is kept per backend and dropped by the
  * relcache invalidation of any relation it was derived from (the table,
  * its partitions, the indexes) or of the registry, which the extension
- * invalidates itself whenever it changes a row (bf_registry.c).  So a warm
+ * invalidates itself whenever it changes a row (bf_track_registry.c).  So a warm
  * lookup scans no catalog and, for method 'index', not the registry.
  * Privileges are checked again for each statement and user.  Method
  * 'trigger' reads the registry row with the statement's snapshot (the
@@ -38,12 +38,9 @@
 #include "utils/pg_lsn.h"
 #include "utils/snapmgr.h"
 
-#include "bf_am.h"
+#include "bf_index.h"
 #include "bf_patch.h"
 #include "bf_relcheck.h"
-
-/* bf_index.c */
-extern Datum bf_index_filter(PG_FUNCTION_ARGS);
 
 /* ---- the per-backend cache of what a lookup of (table, column) needs ---- */
 
@@ -72,9 +69,11 @@ static HTAB *track_htab = NULL;
 static MemoryContext track_mcxt = NULL;
 static uint64 track_generation = 0;
 static uint64 track_invals = 0;
+static Oid	track_registry = InvalidOid;	/* the registry the entries read */
 
-void
-bf_lookup_invalidate(Oid relid)
+/* drop the entries derived from relation relid (all for InvalidOid) */
+static void
+lookup_invalidate(Oid relid)
 {
 	HASH_SEQ_STATUS seq;
 	TrackEntry *e;
@@ -92,6 +91,13 @@ bf_lookup_invalidate(Oid relid)
 				if (e->members[i] == relid)
 					e->valid = false;
 	}
+}
+
+/* a change of the registry drops every entry */
+static void
+lookup_relcache_callback(Datum arg, Oid relid)
+{
+	lookup_invalidate(relid == track_registry ? InvalidOid : relid);
 }
 
 static TrackEntry *
@@ -113,6 +119,7 @@ track_entry_lookup(Oid relid, const char *colname)
 		ctl.hcxt = track_mcxt;
 		track_htab = hash_create("bloomfilter tracked lookups", 16, &ctl,
 								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		CacheRegisterRelcacheCallback(lookup_relcache_callback, (Datum) 0);
 	}
 	memset(&key, 0, sizeof(key));
 	key.relid = relid;
@@ -367,6 +374,12 @@ lookup_entry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c)
 
 	LockRelationOid(relid, AccessShareLock);
 	AcceptInvalidationMessages();
+	if (track_registry != ext->registry_relid)
+	{
+		/* another registry (the extension was made again): start afresh */
+		lookup_invalidate(InvalidOid);
+		track_registry = ext->registry_relid;
+	}
 	e = track_entry_lookup(relid, colname);
 	if (!e->valid)
 		build_column(e, relid, colname);
@@ -528,7 +541,7 @@ bf_tracked_filter(PG_FUNCTION_ARGS)
 	RegRow	   *r;
 
 	if (e->use_index)
-		PG_RETURN_DATUM(DirectFunctionCall1(bf_index_filter, ObjectIdGetDatum(e->index)));
+		PG_RETURN_POINTER(bf_index_value(e->index, "bf_index_filter"));
 	r = probe_registry(fcinfo, ext, c, e);
 	PG_RETURN_POINTER(PG_DETOAST_DATUM_COPY(PointerGetDatum(r->filter_raw)));
 }

@@ -32,12 +32,10 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "bf_am.h"
+#include "bf_index.h"
 #include "bf_relcheck.h"
 
-/* bf_funcs.c */
-extern Datum bf_create(PG_FUNCTION_ARGS);
-extern Datum bf_create_growing(PG_FUNCTION_ARGS);
+/* bf_value_funcs.c */
 
 /* ---- checks ---- */
 
@@ -149,25 +147,6 @@ auto_capacity(Oid relid, bool only)
 	rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
 									   SPI_tuptable->tupdesc, 1, &isnull));
 	return Max((int64) BF_MIN_CAPACITY, BF_GROWTH * rows);
-}
-
-/*
- * An empty filter for a 'trigger' column: growing (from capacity, growth
- * 2) when no capacity was given, so that it never saturates.
- */
-static BfFilter
-new_filter(int64 capacity, double fpr, bool growing)
-{
-	BfFilter	f;
-
-	f.vl = (struct varlena *) DatumGetPointer(growing ?
-											  DirectFunctionCall4(bf_create_growing, Int64GetDatum(capacity),
-																  Float8GetDatum(fpr), Int32GetDatum(2),
-																  Int64GetDatum(0)) :
-											  DirectFunctionCall3(bf_create, Int64GetDatum(capacity),
-																  Float8GetDatum(fpr), Int64GetDatum(0)));
-	bf_read_any_header(f.vl, &f.hdr);
-	return f;
 }
 
 /*
@@ -356,7 +335,7 @@ track_with_triggers(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id, Oid rel
 {
 	bool		only = get_rel_relkind(relid) == RELKIND_RELATION;
 	int64		capacity = PG_ARGISNULL(2) ? auto_capacity(relid, only) : PG_GETARG_INT64(2);
-	BfFilter	f = new_filter(capacity, fpr, PG_ARGISNULL(2));
+	BfFilter	f = bf_new_tracked_filter(capacity, fpr, PG_ARGISNULL(2));
 	List	   *members = bf_tree_members(relid);
 	ListCell   *lc;
 	Oid			types[6] = {INT8OID, OIDOID, NAMEOID, INT8OID, FLOAT8OID, InvalidOid};
@@ -610,7 +589,7 @@ rebuild_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 
 	bf_install_missing_triggers(cx, r->id, relid);
 	capacity = PG_ARGISNULL(2) ? auto_capacity(relid, only) : PG_GETARG_INT64(2);
-	f = new_filter(capacity, fpr, PG_ARGISNULL(2));
+	f = bf_new_tracked_filter(capacity, fpr, PG_ARGISNULL(2));
 	bf_fill_from_rel(&f, relid, colname, only, "bf_rebuild");
 
 	types[1] = cx->ext->bftype;

@@ -454,3 +454,19 @@ bf_fill_from_rel(BfFilter *f, Oid relid, const char *colname, bool only,
 	bf_adder_finish(&adder);
 	return nrows;
 }
+
+/*
+ * An empty filter for a 'trigger' column: growing (layer 0 for capacity,
+ * BF_TRACK_GROWTH) when bf_track was given no capacity, so that it never
+ * saturates; else plain.
+ */
+BfFilter
+bf_new_tracked_filter(int64 capacity, double fpr, bool growing)
+{
+	BfFilter	f;
+
+	f.vl = growing ? bf_grow_new(capacity, fpr, BF_TRACK_GROWTH, 0) :
+		bf_new_for(capacity, fpr, 0);
+	bf_read_any_header(f.vl, &f.hdr);
+	return f;
+}

@@ -20,7 +20,6 @@
 #define BW_TEXT_PREFIX "bloomwindow:1"
 
 /* the slots are printed by the bloomfilter type's own output function */
-extern Datum bloomfilter_out(PG_FUNCTION_ARGS);
 
 #define BAD_WINDOW_TEXT(ctx, det) \
 	BF_INPUT_ERROR(ctx, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), \
@@ -144,10 +143,12 @@ bloomwindow_out(PG_FUNCTION_ARGS)
 	SET_VARSIZE(slot, VARHDRSZ + slotsize);
 	for (int j = 0; j <= w.hdr.nslices; j++)
 	{
+		BfFilter	f;
 		char	   *text;
 
 		memcpy(VARDATA(slot), bloom_window_slot(BW_PAYLOAD(w.vl), &w.hdr, j), slotsize);
-		text = DatumGetCString(DirectFunctionCall1(bloomfilter_out, PointerGetDatum(slot)));
+		f = bf_fetch(PointerGetDatum(slot));
+		text = bf_text_out(&f);
 		appendStringInfoString(&buf, " slot=");
 		appendStringInfoString(&buf, text);
 		pfree(text);

@@ -1,9 +1,23 @@
 /*-------------------------------------------------------------------------
  *
  * bloomfilter.h
- *	  Declarations shared by the PostgreSQL glue of the bloomfilter
- *	  extension: the varlena wrapper around the format of bloom_core.h,
- *	  typed hashing of SQL values, and error reporting.
+ *	  Declarations shared by the PostgreSQL glue of the bloomfilter type:
+ *	  the varlena wrapper around the format of bloom_core.h, typed hashing
+ *	  of SQL values, reading and making values, adding and testing.
+ *
+ *	  bloomfilter.c       _PG_init: each area's settings
+ *	  bf_hash.c           typed hashing (SQL value -> canonical bytes)
+ *	  bf_value.c          validation of both forms, sizing, new values
+ *	  bf_value_filter.c   adding to, testing and clearing either form
+ *	  bf_value_text.c     the text codec of a plain filter, text fields
+ *	  bf_value_io.c       the type's input/output functions and casts
+ *	  bf_value_funcs.c    SQL constructors, bf_add, bf_contains, ...
+ *	  bf_value_ops.c      set algebra, equality, estimates
+ *	  bf_value_agg.c      the aggregates
+ *
+ *	  Growing values: bf_grow.h; the cache of detoasted filters: bf_cache.h;
+ *	  sliding windows: bf_window.h; the index access method: bf_index.h;
+ *	  tracked filters: bf_track.h.
  *
  *-------------------------------------------------------------------------
  */
@@ -112,26 +126,43 @@ typedef struct BfTypeCache
 	BfTypeInfo	ti;
 } BfTypeCache;
 
-/* bf_funcs.c */
+/* bloomfilter.c */
 extern void _PG_init(void);
-extern BfTypeInfo *bf_typecache_lookup(BfTypeCache *tc, FunctionCallInfo fcinfo,
-									   int argno, bool element);
+
+/* bf_value.c: reading and validating, sizing, making */
+extern void bf_report_error(BloomError err, int sqlstate);
+extern void bf_grow_check(const uint8 *data, size_t len, BloomGrowHeader *gh,
+						  int sqlstate);
+
+/* validate a detoasted growing value */
+static inline void
+bf_grow_read(const struct varlena *vl, BloomGrowHeader *gh, int sqlstate)
+{
+	bf_grow_check(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl), gh, sqlstate);
+}
+extern void bf_grow_refuse(void);
 extern void bf_read_header(struct varlena *vl, BloomHeader *hdr);
-extern BfFilter bf_fetch(Datum d);
 extern void bf_read_any_header(struct varlena *vl, BloomHeader *hdr);
 extern BfFilter bf_fetch_any(Datum d);
+extern BfFilter bf_fetch(Datum d);
+extern void bf_check_fpr(double fpr);
+extern void bf_size_or_error(int64 capacity, double fpr, uint64 *nblocks,
+							 int *nhashes);
+extern uint64 bf_blocks_or_error(int64 nbits, int32 nhashes);
+extern struct varlena *bf_new_for(int64 capacity, double fpr, int64 seed);
 extern struct varlena *bf_new(uint64 nblocks, int nhashes, int64 seed,
 							  int64 capacity, double fpr);
-extern void bf_report_error(BloomError err, int sqlstate);
-extern void bf_check_fpr(double fpr);
+extern void bf_store_inserted(BfFilter *f);
+extern BfTypeInfo *bf_typecache_lookup(BfTypeCache *tc, FunctionCallInfo fcinfo,
+									   int argno, bool element);
 
 /*
- * Adding values to a filter we own (bf_funcs.c).  The batched adder hashes
- * BF_ADDER_BATCH values and prefetches their blocks before setting bits, so
- * that the cache misses of a large filter overlap; bits are set in the
- * order the values came, so "inserted" counts as one-by-one adds would.
- * A growing filter (read with bf_read_any_header) is added to by the
- * BfGrowAdder it holds; f->vl moves when the filter grows.
+ * bf_value_filter.c: adding values to a filter we own.  The batched adder
+ * hashes BF_ADDER_BATCH values and prefetches their blocks before setting
+ * bits, so that the cache misses of a large filter overlap; bits are set
+ * in the order the values came, so "inserted" counts as one-by-one adds
+ * would.  A growing filter (read with bf_read_any_header) is added to by
+ * the BfGrowAdder it holds; f->vl moves when the filter grows.
  */
 #define BF_ADDER_BATCH 32
 #define BF_CHANGE_CHUNK 8192	/* bytes of the value per touched flag */
@@ -152,13 +183,28 @@ extern void bf_adder_init(BfAdder *a, BfFilter *f, BfTypeInfo *ti);
 extern void bf_adder_add(BfAdder *a, Datum value);
 extern void bf_adder_finish(BfAdder *a);
 extern bool bf_adder_changed(const BfAdder *a);
-extern bool bf_filter_test(const BfFilter *f, BfTypeInfo *ti, Datum value);
 extern bool bf_adder_grew(const BfAdder *a);
-extern void bf_store_inserted(BfFilter *f);
-extern void bf_size_or_error(int64 capacity, double fpr, uint64 *nblocks,
-							 int *nhashes);
+extern bool bf_filter_test_other(const BfFilter *f, BfTypeInfo *ti, Datum value);
+extern struct varlena *bf_filter_clear(Datum d);
 
-/* bf_text_fields.c: text forms made of several filters */
+/*
+ * Test a value against a filter of either form (its family checked: a
+ * mismatch is an error).  Always inline: a call per probe would cost as
+ * much as the probe.
+ */
+static pg_attribute_always_inline bool
+bf_filter_test(const BfFilter *f, BfTypeInfo *ti, Datum value)
+{
+	bf_prepare_value(ti, value);
+	if (unlikely(f->hdr.family != ti->family || f->hdr.detail != ti->detail))
+		return bf_filter_test_other(f, ti, value);
+	return bloom_test_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes,
+						   bf_hash_datum(ti, value, f->hdr.seed));
+}
+
+/* bf_value_text.c: a plain filter's text form; pieces of larger text forms */
+extern struct varlena *bf_text_in(const char *str, Node *escontext);
+extern char *bf_text_out(const BfFilter *f);
 extern bool bf_take_field(const char **p, const char *key, char *val, size_t vsize);
 extern bool bf_int_field(const char *val, int64 lo, int64 hi, int64 *out);
 extern const char *bf_filter_text_end(const char *s);
@@ -166,85 +212,14 @@ extern struct varlena *bf_read_filter_text(const char *text, size_t len,
 										   const char *part, int index,
 										   const char *typname, Node *escontext);
 
-/* bf_grow.c: growing filters */
-typedef struct BfGrowAdder
-{
-	struct varlena *vl;			/* the value, reallocated as it grows */
-	BloomGrowHeader gh;
-	BfTypeInfo *ti;
-	bool		checked;
-	int			n;				/* hashes waiting, their blocks prefetched */
-	uint64		hashes[BF_ADDER_BATCH];
-	bool	   *touched;		/* as BfAdder.touched, for the value's length
-								 * at the start (a growth changes it) */
-	uint16		start_layers;
-	uint64		changed;		/* adds that set a bit */
-} BfGrowAdder;
-
-typedef void (*BfLayerFn) (void *arg, int layer, const BloomHeader *hdr,
-						   const uint8 *bits);
-
-extern void bf_grow_check(const uint8 *data, size_t len, BloomGrowHeader *gh,
-						  int sqlstate);
-
-/* validate a detoasted growing value */
-static inline void
-bf_grow_read(const struct varlena *vl, BloomGrowHeader *gh, int sqlstate)
-{
-	bf_grow_check(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl), gh, sqlstate);
-}
-extern void bf_grow_refuse(void);
-extern void bf_grow_adder_init(BfGrowAdder *a, struct varlena *vl, BfTypeInfo *ti);
-extern void bf_grow_adder_add(BfGrowAdder *a, Datum value);
-extern void bf_grow_adder_add_hash(BfGrowAdder *a, uint64 h);
-extern struct varlena *bf_grow_adder_finish(BfGrowAdder *a);
-extern bool bf_grow_test(const BfFilter *f, BfTypeInfo *ti, Datum value);
-extern struct varlena *bf_grow_clear(const struct varlena *vl);
-extern void bf_for_each_layer(const BfFilter *f, BfLayerFn fn, void *arg);
-extern Datum bf_layers_rows(FunctionCallInfo fcinfo, Datum value);
-
-/*
- * A filter's fill and estimates: a growing one's summed over its layers
- * (bf_grow_summary), a plain one's for its one layer (bf_info).
- */
-typedef struct BfGrowSummary
-{
-	int			nlayers;
-	uint64		nbits;
-	int64		capacity;		/* of all layers */
-	uint64		inserted;
-	uint64		bits_set;
-	double		cardinality;
-	double		fpr;			/* estimated from the fill */
-	double		target_fpr;
-	bool		saturated;
-} BfGrowSummary;
-
-extern BfGrowSummary bf_grow_summary(const BfFilter *f);
-extern bool bf_datum_is_growing(struct varlena *raw);
-
-/* bf_grow_io.c: the text form of a growing filter */
-#define BF_GROW_TEXT_PREFIX "bloomgrowing:1"
-extern Datum bf_grow_text_in(const char *str, Node *escontext);
-extern char *bf_grow_text_out(struct varlena *vl);
-
-/* bf_ops.c */
+/* bf_value_ops.c */
 extern void bf_check_compatible(const BloomHeader *a, const BloomHeader *b);
 extern void bf_combine(BloomHeader *dst, uint8 *dstbits,
 					   const BloomHeader *src, const uint8 *srcbits,
 					   bool intersect);
 extern void bf_finish_combined(BloomHeader *hdr, uint8 *payload, bool intersect);
 
-/* bf_agg.c */
+/* bf_value_agg.c */
 extern void bf_agg_define_gucs(void);
-
-/* bf_cache.c */
-typedef struct BfCachedFilter BfCachedFilter;
-extern void bf_filter_cache_define_gucs(void);
-extern struct varlena *bf_copy_aligned(MemoryContext mcxt, const struct varlena *vl,
-									   void **alloc);
-extern BfCachedFilter *bf_filter_cache_get(struct varlena *raw);
-extern const BfFilter *bf_cached_filter(const BfCachedFilter *cf);
-extern void bf_filter_cache_release(BfCachedFilter *cf);
 
 #endif							/* BLOOMFILTER_H */

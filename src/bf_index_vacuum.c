@@ -1,12 +1,12 @@
 /*-------------------------------------------------------------------------
  *
- * bf_vacuum.c
+ * bf_index_vacuum.c
  *	  VACUUM of a bloomfilter index: a filter's bits only ever turn on, so
  *	  there is nothing to remove; the statistics report the table's rows.
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_am.h"
+#include "bf_index.h"
 
 #include "access/genam.h"
 #include "storage/bufmgr.h"

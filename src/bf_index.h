@@ -1,11 +1,23 @@
 /*-------------------------------------------------------------------------
  *
- * bf_am.h
+ * bf_index.h
  *	  The bloomfilter index access method: on-disk layout (metapage and
- *	  data pages) and the functions shared by its files: bf_am.c (handler,
- *	  reloptions, operator classes), bf_meta.c (metapage and cached state),
- *	  bf_build.c, bf_insert.c, bf_scan.c, bf_vacuum.c, and the SQL-callable
- *	  index functions (bf_index.c).
+ *	  data pages) and the functions shared by its files:
+ *
+ *	  bf_index_am.c       the handler, reloptions, operator class validation
+ *	  bf_index_meta.c     key columns, the metapage and the cached state,
+ *	                      testing a key
+ *	  bf_index_layers.c   the layer table of a growing index, growth
+ *	  bf_index_page.c     page images, setting bits (generic WAL), the
+ *	                      fill test
+ *	  bf_index_build.c    CREATE INDEX
+ *	  bf_index_insert.c   aminsert
+ *	  bf_index_pending.c  a transaction's keys, set page by page
+ *	  bf_index_scan.c     the planner's cost and the bitmap scan
+ *	  bf_index_vacuum.c   VACUUM
+ *	  bf_index_access.c   opening an index for lookups, who may read it
+ *	  bf_index_funcs.c    bf_index_contains, bf_index_filter, bf_index_info
+ *	  bf_index_changes.c  bf_index_changes
  *
  * Block 0 is the metapage.  Blocks 1.. are data pages, each holding
  * BF_BLOCKS_PER_PAGE whole 512-bit filter blocks from byte
@@ -23,10 +35,10 @@
  *
  *-------------------------------------------------------------------------
  */
-#ifndef BF_AM_H
-#define BF_AM_H
+#ifndef BF_INDEX_H
+#define BF_INDEX_H
 
-#include "bloomfilter.h"
+#include "bf_grow.h"
 
 #include "access/amapi.h"
 #include "nodes/execnodes.h"
@@ -146,53 +158,57 @@ bf_data_pages(const BfIndexMeta *meta)
 	return bloom_paged_npages(meta->nblocks, BF_BLOCKS_PER_PAGE);
 }
 
-/* bf_am.c: handler, reloptions, operator classes */
-extern bool bf_is_bloomfilter_index(Relation index);
+/* bf_index_am.c: the handler (nothing else calls into it) */
 
-/* bf_meta.c: key columns, metapage, cached state, page images, probes */
+/* bf_index_meta.c: key columns, metapage, cached state, probes */
 extern int	bf_key_columns(Relation index, BfTypeInfo *cols, MemoryContext mcxt);
 extern void bf_key_family(BfIndexMeta *meta, BfTypeInfo *cols, int ncols);
 extern uint64 bf_index_hash_key(BfIndexState *st, Datum *values, bool *isnull,
 								bool *skip);
 extern void bf_index_state(Relation index, BfIndexState *st);
 extern void bf_index_meta(Relation index, BfIndexMeta *meta);
-extern void bf_fill_metapage(Page page, const BfIndexMeta *meta,
-							 const BfIndexLayers *layers);
-extern void bf_fill_datapage(Page page, const uint8 *blocks, uint64 nblocks);
+extern bool bf_index_test_hash(Relation index, const BfIndexLayers *layers,
+							   uint32 nlayers, uint64 h, Buffer *recent);
+
+/* bf_index_layers.c: the layer table, per-layer views, growth */
 extern void bf_layer_view(const BfIndexMeta *meta, const BfIndexLayer *layer,
 						  BfIndexMeta *view);
 extern uint32 bf_index_data_pages(const BfIndexLayers *layers);
-extern bool bf_index_test_hash(Relation index, const BfIndexLayers *layers,
-							   uint32 nlayers, uint64 h, Buffer *recent);
-extern void bf_index_grow(Relation index, uint32 full_first_page);
 extern const char *bf_layers_read(Page page, const BfIndexMeta *meta,
 								  BlockNumber relpages, BfIndexLayers *layers);
-extern bool bf_layer_page_full(const BfIndexMeta *meta, BlockNumber blkno, Page page);
+extern void bf_index_grow(Relation index, uint32 full_first_page);
 
 /* fn(arg, first block, blocks of the layer on it, page): false stops */
 typedef bool (*BfPageFn) (void *arg, uint64 first, uint32 n, Page page);
 extern void bf_layer_pages(Relation index, const BfIndexLayer *l, uint64 step,
 						   BufferAccessStrategy strategy, BfPageFn fn, void *arg);
 
-/* bf_build.c */
+/* bf_index_page.c: page images, setting bits, the fill test */
+extern void bf_fill_metapage(Page page, const BfIndexMeta *meta,
+							 const BfIndexLayers *layers);
+extern void bf_fill_datapage(Page page, const uint8 *blocks, uint64 nblocks);
+extern bool bf_layer_page_full(const BfIndexMeta *meta, BlockNumber blkno, Page page);
+extern bool bf_insert_page(Relation index, const BfIndexMeta *meta,
+						   BlockNumber blkno, const uint64 *hashes, int n);
+
+/* bf_index_build.c */
 extern IndexBuildResult *bfbuild(Relation heap, Relation index,
 								 IndexInfo *indexInfo);
 extern void bfbuildempty(Relation index);
+extern bool bf_is_bloomfilter_index(Relation index);
 
-/* bf_insert.c */
-extern void bf_insert_page(Relation index, const BfIndexMeta *meta,
-						   BlockNumber blkno, const uint64 *hashes, int n);
+/* bf_index_insert.c */
 extern bool bfinsert(Relation index, Datum *values, bool *isnull,
 					 ItemPointer ht_ctid, Relation heapRel,
 					 IndexUniqueCheck checkUnique, bool indexUnchanged,
 					 IndexInfo *indexInfo);
 
-/* bf_pending.c: keys inserted by this transaction, not yet in the pages */
+/* bf_index_pending.c: keys inserted by this transaction, not yet in the pages */
 extern bool bf_pending_add(Relation index, const BfIndexMeta *meta, uint64 h);
 extern void bf_pending_flush_all(void);
 extern bool bf_pending_unknown(void);
 
-/* bf_scan.c */
+/* bf_index_scan.c: the planner's cost and the bitmap scan */
 extern void bfcostestimate(PlannerInfo *root, IndexPath *path,
 						   double loop_count, Cost *indexStartupCost,
 						   Cost *indexTotalCost, Selectivity *indexSelectivity,
@@ -203,7 +219,7 @@ extern void bfrescan(IndexScanDesc scan, ScanKey keys, int nkeys,
 extern void bfendscan(IndexScanDesc scan);
 extern int64 bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 
-/* bf_vacuum.c */
+/* bf_index_vacuum.c */
 extern IndexBulkDeleteResult *bfbulkdelete(IndexVacuumInfo *info,
 										   IndexBulkDeleteResult *stats,
 										   IndexBulkDeleteCallback callback,
@@ -211,23 +227,25 @@ extern IndexBulkDeleteResult *bfbulkdelete(IndexVacuumInfo *info,
 extern IndexBulkDeleteResult *bfvacuumcleanup(IndexVacuumInfo *info,
 											  IndexBulkDeleteResult *stats);
 
-/* bf_access.c: who may read an index */
+/* bf_index_access.c: opening an index for lookups, and who may read it */
+extern void bf_index_check_complete(Relation index);
+extern Relation bf_index_open(Oid indexoid, bool allow_partitioned,
+							  const char *what);
 extern bool bf_index_readable(Relation index, Oid userid, Oid relid,
 							  AttrNumber *badcol);
 extern void bf_index_check_access(Relation index);
 extern void bf_index_check_access_oid(Oid indexoid);
 
-/* bf_index.c: the lookups, also for bf_might_contain (tracked filters) */
-extern Relation bf_index_open(Oid indexoid, bool allow_partitioned,
-							  const char *what);
+/* bf_index_funcs.c: the lookups, also for bf_might_contain (tracked filters) */
 extern bool bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value);
 extern Relation bf_index_open_checked(Oid indexoid, BfIndexState *st,
 									  const char *what);
 extern void bf_index_growing_header(const BfIndexLayers *layers, uint8 *dst);
 extern void bf_index_value_header(const BfIndexMeta *meta, uint64 ones,
 								  uint8 *dst);
+extern struct varlena *bf_index_value(Oid indexoid, const char *what);
 
-/* bf_changes.c */
+/* bf_index_changes.c */
 extern Datum bf_index_changes_of(FunctionCallInfo fcinfo, Oid indexoid,
 								 bool since_null, XLogRecPtr since);
 
@@ -252,4 +270,4 @@ extern bool bf_index_might_contain_cached(BfIndexLookup *lk, Oid indexoid,
 										  BfTypeInfo *ti, Datum value,
 										  MemoryContext mcxt, const char *what);
 
-#endif							/* BF_AM_H */
+#endif							/* BF_INDEX_H */

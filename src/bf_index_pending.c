@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * bf_pending.c
+ * bf_index_pending.c
  *	  Keys a transaction has inserted into WAL-logged bloomfilter indexes
  *	  but not yet set in their pages.
  *
@@ -32,7 +32,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_am.h"
+#include "bf_index.h"
 
 #include "access/parallel.h"
 #include "access/relation.h"
@@ -144,8 +144,9 @@ bf_set_hashes(Relation index, const BfIndexMeta *meta, const uint64 *hashes, uin
 		if (start[p] > from)
 		{
 			CHECK_FOR_INTERRUPTS();
-			bf_insert_page(index, meta, (BlockNumber) (1 + meta->first_page + p),
-						   sorted + from, (int) (start[p] - from));
+			if (bf_insert_page(index, meta, (BlockNumber) (1 + meta->first_page + p),
+							   sorted + from, (int) (start[p] - from)))
+				bf_index_grow(index, meta->first_page);
 		}
 		from = start[p];
 	}

@@ -1,15 +1,14 @@
 /*-------------------------------------------------------------------------
  *
- * bf_insert.c
- *	  Inserting keys into a bloomfilter index.  A key sets k bits of one
- *	  512-bit block, on exactly one data page.  For a WAL-logged index the
- *	  keys a transaction inserts are buffered (bf_pending.c) and set page
- *	  by page, one WAL record per page; an unlogged or temporary index has
- *	  no WAL to save, so its keys are set at once.
+ * bf_index_page.c
+ *	  The pages of a bloomfilter index: images of a new metapage and data
+ *	  page, setting keys' bits on a data page (generic WAL for few keys,
+ *	  the whole page for many), and the fill test of a growing index's
+ *	  newest layer.  Everything that writes bits goes through here.
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_am.h"
+#include "bf_index.h"
 
 #include "access/generic_xlog.h"
 #include "access/xloginsert.h"
@@ -23,6 +22,53 @@
  */
 #define BF_FULL_IMAGE_KEYS	64
 
+/* ---- page images ---- */
+
+/* a metapage (with the layer table of a growing index) */
+void
+bf_fill_metapage(Page page, const BfIndexMeta *meta, const BfIndexLayers *layers)
+{
+	PageInit(page, BLCKSZ, 0);
+	memcpy(page + BF_PAGE_BITS_OFFSET, meta, sizeof(BfIndexMeta));
+	/* pd_lower past the contents, so WAL full-page images keep them */
+	((PageHeader) page)->pd_lower = BF_PAGE_BITS_OFFSET + sizeof(BfIndexMeta);
+	if (meta->version == BF_INDEX_VERSION_GROWING)
+	{
+		memcpy(page + BF_LAYERS_OFFSET, layers, sizeof(BfIndexLayers));
+		((PageHeader) page)->pd_lower = BF_LAYERS_OFFSET + sizeof(BfIndexLayers);
+	}
+}
+
+/* a data page holding nblocks filter blocks from blocks (zeros if NULL) */
+void
+bf_fill_datapage(Page page, const uint8 *blocks, uint64 nblocks)
+{
+	PageInit(page, BLCKSZ, 0);
+	if (blocks)
+		memcpy(page + BF_PAGE_BITS_OFFSET, blocks, nblocks * BLOOM_BLOCK_BYTES);
+	((PageHeader) page)->pd_lower = BF_PAGE_BITS_OFFSET + BF_BLOCKS_PER_PAGE * BLOOM_BLOCK_BYTES;
+}
+
+/* ---- setting bits ---- */
+
+/*
+ * Does the data page of the newest layer (meta is its view) estimate a
+ * false-positive rate above the layer's target?  Its blocks are those of
+ * the layer that lie on it.
+ */
+bool
+bf_layer_page_full(const BfIndexMeta *meta, BlockNumber blkno, Page page)
+{
+	uint64		first = (uint64) (blkno - 1 - meta->first_page) * BF_BLOCKS_PER_PAGE;
+	uint64		n;
+
+	if (first >= meta->nblocks)
+		return false;
+	n = Min((uint64) BF_BLOCKS_PER_PAGE, meta->nblocks - first);
+	return bloom_fill_fpr((const uint8 *) page + BF_PAGE_BITS_OFFSET, n,
+						  (int) meta->nhashes, NULL) > meta->fpr;
+}
+
 /*
  * Set the bits of n keys (hashes) that all live on data page blkno.
  *
@@ -30,8 +76,15 @@
  * write nothing, not even WAL), then set the others under the exclusive
  * lock with one generic WAL record of the changed bytes.  Many keys: set
  * them under the exclusive lock and log the whole page.
+ *
+ * Returns true when the newest layer of a growing index holds its
+ * capacity: a page of it estimates a rate above the layer's target (keys
+ * spread evenly over its pages, so one page tells).  Every page written
+ * with many keys is looked at, and one in 64 of the single-key writes
+ * (chosen by the hash, i.e. at random): a layer overfills by a few dozen
+ * keys at most.  The caller then grows the index (bf_index_grow).
  */
-void
+bool
 bf_insert_page(Relation index, const BfIndexMeta *meta, BlockNumber blkno,
 			   const uint64 *hashes, int n)
 {
@@ -53,7 +106,7 @@ bf_insert_page(Relation index, const BfIndexMeta *meta, BlockNumber blkno,
 		if (all)
 		{
 			ReleaseBuffer(buf);
-			return;
+			return false;
 		}
 	}
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
@@ -92,42 +145,5 @@ bf_insert_page(Relation index, const BfIndexMeta *meta, BlockNumber blkno,
 			full = bf_layer_page_full(meta, blkno, page);
 	}
 	UnlockReleaseBuffer(buf);
-
-	/*
-	 * The newest layer of a growing index holds its capacity when a page of
-	 * it estimates a rate above the layer's target: keys spread evenly over
-	 * its pages, so one page tells.  Every page written with many keys is
-	 * looked at, and one in 64 of the single-key writes (chosen by the hash,
-	 * i.e. at random): a layer overfills by a few dozen keys at most.
-	 */
-	if (full)
-		bf_index_grow(index, meta->first_page);
-}
-
-/*
- * aminsert: hash the key (a NULL single-column key is skipped, as bf_add
- * skips NULL), then buffer it or set it.
- */
-bool
-bfinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
-		 Relation heapRel, IndexUniqueCheck checkUnique,
-		 bool indexUnchanged,
-		 IndexInfo *indexInfo)
-{
-	BfIndexState st;
-	bool		skip;
-	uint64		h;
-
-	bf_index_state(index, &st);
-	h = bf_index_hash_key(&st, values, isnull, &skip);
-	if (skip)
-		return false;
-	if (RelationNeedsWAL(index) && bf_pending_add(index, &st.meta, h))
-		return false;
-	/* a growing index: a key an older layer holds is not added again */
-	if (st.layers.nlayers > 1 &&
-		bf_index_test_hash(index, &st.layers, st.layers.nlayers - 1, h, NULL))
-		return false;
-	bf_insert_page(index, &st.meta, 1 + st.meta.first_page + bf_page_of(h, &st.meta), &h, 1);
-	return false;
+	return full;
 }

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * bf_ops.c
+ * bf_value_ops.c
  *	  Set algebra (bf_union / |, bf_intersect / &), equality (= / <>) and
  *	  introspection (bf_cardinality, bf_fpr, bf_saturated, bf_info) for
  *	  the bloomfilter type.  The arithmetic lives in bloom_core.c; this
@@ -9,6 +9,8 @@
  *-------------------------------------------------------------------------
  */
 #include "bloomfilter.h"
+
+#include "bf_grow.h"
 
 #include <math.h>
 

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * bf_meta.c
+ * bf_index_meta.c
  *	  The bloomfilter index's metapage and the state a backend caches from
  *	  it: the key columns and how to hash them, reading and validating
  *	  block 0, the page images written by builds, and the probe of one
@@ -8,7 +8,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_am.h"
+#include "bf_index.h"
 
 #include "catalog/index.h"
 #include "storage/bufmgr.h"
@@ -263,32 +263,5 @@ bf_index_test_hash(Relation index, const BfIndexLayers *layers, uint32 nlayers,
 			return true;
 	}
 	return false;
-}
-
-/*
- * page images: the metapage (with the layer table of a growing index),
- * and a data page from a slice of the bits
- */
-void
-bf_fill_metapage(Page page, const BfIndexMeta *meta, const BfIndexLayers *layers)
-{
-	PageInit(page, BLCKSZ, 0);
-	memcpy(page + BF_PAGE_BITS_OFFSET, meta, sizeof(BfIndexMeta));
-	/* pd_lower past the contents, so WAL full-page images keep them */
-	((PageHeader) page)->pd_lower = BF_PAGE_BITS_OFFSET + sizeof(BfIndexMeta);
-	if (meta->version == BF_INDEX_VERSION_GROWING)
-	{
-		memcpy(page + BF_LAYERS_OFFSET, layers, sizeof(BfIndexLayers));
-		((PageHeader) page)->pd_lower = BF_LAYERS_OFFSET + sizeof(BfIndexLayers);
-	}
-}
-
-void
-bf_fill_datapage(Page page, const uint8 *blocks, uint64 nblocks)
-{
-	PageInit(page, BLCKSZ, 0);
-	if (blocks)
-		memcpy(page + BF_PAGE_BITS_OFFSET, blocks, nblocks * BLOOM_BLOCK_BYTES);
-	((PageHeader) page)->pd_lower = BF_PAGE_BITS_OFFSET + BF_BLOCKS_PER_PAGE * BLOOM_BLOCK_BYTES;
 }
 

@@ -1,13 +1,13 @@
 /*-------------------------------------------------------------------------
  *
- * bf_scan.c
+ * bf_index_scan.c
  *	  Planner and executor use of a bloomfilter index: for col = const on
  *	  every key column, a bitmap scan that is empty when the filter rules
  *	  the key out.  The cost estimate says when that plan is worth it.
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_am.h"
+#include "bf_index.h"
 
 #include "access/genam.h"
 #include "access/hash.h"

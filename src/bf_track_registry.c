@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
- * bf_registry.c
+ * bf_track_registry.c
  *	  The registry of tracked filters (@extschema@.bf_registry and
  *	  bf_registry_attnum): finding the extension's objects, reading registry
  *	  rows directly through their indexes, writing them through SPI as the
- *	  registry's owner, and the per-backend cache of detoasted filters.
+ *	  registry's owner, and a row's filter (through bf_cache.c).
  *
  * The registry is written as its owner (as the RI triggers act as the
  * table owner), under the search_path "pg_catalog, pg_temp", with every
@@ -16,6 +16,8 @@
  *-------------------------------------------------------------------------
  */
 #include "bf_track.h"
+
+#include "bf_cache.h"
 
 #include "access/detoast.h"
 #include "access/genam.h"
@@ -54,13 +56,9 @@ static int	ext_nfns;
 static void
 ext_relcache_callback(Datum arg, Oid relid)
 {
-	/* a change of the registry: whatever lookups derived from it goes */
+	/* a change of the registry: the objects are found again */
 	if (!OidIsValid(relid) || relid == ext_state.registry_relid)
-	{
 		ext_valid = false;
-		relid = InvalidOid;
-	}
-	bf_lookup_invalidate(relid);
 }
 
 static void
@@ -476,139 +474,51 @@ bf_registry_attnum(const BfExt *ext, int64 id, AttrNumber *attnum, Oid *typid,
 	return found;
 }
 
-/* ---- the per-backend cache of detoasted filters ---- */
+/* ---- the filter of a registry row ---- */
 
 /*
  * A large filter is stored out of line, and detoasting it costs ~1 ms per
- * MB, so a backend keeps the few it uses.  An entry is keyed by the
- * registry row's id, its version and the TOAST pointer.  The version comes
- * from a sequence and changes with every write of the filter by the
- * extension, so a key never meets other bytes than those it was made
- * from: a TOAST value OID alone could be handed out again once VACUUM
- * removed the old value and the OID counter wrapped around, with the same
- * size.  (A 1.0 registry has no version column: nothing is cached then.)
+ * MB, so it is read through the backend's cache of detoasted filters
+ * (bf_cache.c) with the row's version: the version comes from a sequence
+ * and changes with every write of the filter by the extension, so a TOAST
+ * pointer and a version never name other bytes than those first read.  (A
+ * 1.0 registry has no version column: the cache checks the value itself.)
  */
-#define FILTER_CACHE_SIZE 8
-
-typedef struct FilterCacheEntry
+static int64
+row_version(const RegRow *r)
 {
-	bool		used;
-	int64		id;
-	int64		version;
-	varatt_external ext;
-	uint64		lastuse;
-	MemoryContext mcxt;
-	BfFilter	filter;
-} FilterCacheEntry;
-
-static FilterCacheEntry filter_cache[FILTER_CACHE_SIZE];
-static uint64 filter_clock;
-
-static FilterCacheEntry *
-filter_cache_find(RegRow *r, varatt_external *ext)
-{
-	for (int i = 0; i < FILTER_CACHE_SIZE; i++)
-	{
-		FilterCacheEntry *e = &filter_cache[i];
-
-		if (e->used && e->id == r->id && e->version == r->version &&
-			memcmp(&e->ext, ext, sizeof(varatt_external)) == 0)
-		{
-			e->lastuse = ++filter_clock;
-			return e;
-		}
-	}
-	return NULL;
-}
-
-static bool
-cacheable(RegRow *r)
-{
-	return r->has_version && VARATT_IS_EXTERNAL_ONDISK(r->filter_raw);
+	return r->has_version ? r->version : -1;
 }
 
 /*
- * The filter of r if it is in-line or already cached (no detoast of a large
- * value); false otherwise.
+ * The filter of r if it is in line or already in the cache (no detoast of
+ * a large value); false otherwise.  Valid until the current memory context
+ * is reset.
  */
 bool
 bf_registry_filter_cached(RegRow *r, BfFilter *f)
 {
-	varatt_external ext;
-	FilterCacheEntry *e;
+	const BfFilter *cached;
 
-	if (!VARATT_IS_EXTERNAL(r->filter_raw))
+	if (!VARATT_IS_EXTERNAL_ONDISK(r->filter_raw))
 	{
 		*f = bf_fetch_any(PointerGetDatum(r->filter_raw));
 		return true;
 	}
-	if (!cacheable(r))
+	cached = bf_filter_cache_use_if_cached(r->filter_raw, row_version(r));
+	if (cached == NULL)
 		return false;
-	VARATT_EXTERNAL_GET_POINTER(ext, r->filter_raw);
-	e = filter_cache_find(r, &ext);
-	if (e == NULL)
-		return false;
-	*f = e->filter;
+	*f = *cached;
 	return true;
 }
 
-/* the filter of r, detoasted (kept in the cache when it is out of line) */
+/* the filter of r, detoasted; valid until the current memory context is reset */
 BfFilter
 bf_registry_filter(RegRow *r)
 {
-	varatt_external ext;
-	FilterCacheEntry *volatile victim = NULL;
-	FilterCacheEntry *e;
-	MemoryContext old;
-
-	if (!cacheable(r))
+	if (!VARATT_IS_EXTERNAL_ONDISK(r->filter_raw))
 		return bf_fetch_any(PointerGetDatum(r->filter_raw));
-
-	VARATT_EXTERNAL_GET_POINTER(ext, r->filter_raw);
-	e = filter_cache_find(r, &ext);
-	if (e)
-		return e->filter;
-	/* replace this row's old version, else a free slot, else the LRU one */
-	for (int i = 0; i < FILTER_CACHE_SIZE && victim == NULL; i++)
-		if (filter_cache[i].used && filter_cache[i].id == r->id)
-			victim = &filter_cache[i];
-	for (int i = 0; i < FILTER_CACHE_SIZE && victim == NULL; i++)
-		if (!filter_cache[i].used)
-			victim = &filter_cache[i];
-	if (victim == NULL)
-	{
-		victim = &filter_cache[0];
-		for (int i = 1; i < FILTER_CACHE_SIZE; i++)
-			if (filter_cache[i].lastuse < victim->lastuse)
-				victim = &filter_cache[i];
-	}
-	if (victim->used)
-	{
-		MemoryContextDelete(victim->mcxt);
-		victim->used = false;
-	}
-	victim->mcxt = AllocSetContextCreate(TopMemoryContext, "bloomfilter tracked filter",
-										 ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(victim->mcxt);
-	PG_TRY();
-	{
-		victim->filter.vl = detoast_attr(r->filter_raw);
-		bf_read_any_header(victim->filter.vl, &victim->filter.hdr);
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(old);
-		MemoryContextDelete(victim->mcxt);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(old);
-	victim->id = r->id;
-	victim->version = r->version;
-	victim->ext = ext;
-	victim->lastuse = ++filter_clock;
-	victim->used = true;
-	return victim->filter;
+	return *bf_filter_cache_use(r->filter_raw, row_version(r));
 }
 
 /* the error of a lookup or a change of a column that has no filter */

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * bf_agg.c
+ * bf_value_agg.c
  *	  Aggregates of the bloomfilter extension: bf_agg (sized and auto-sized),
  *	  bf_union_agg and bf_intersect_agg, with combine, serialize and
  *	  deserialize functions so that all of them run in parallel plans.

@@ -1,19 +1,19 @@
 /*-------------------------------------------------------------------------
  *
- * bf_index.c
- *	  SQL-callable functions reading a bloomfilter index (bf_am.c):
+ * bf_index_funcs.c
+ *	  SQL-callable functions reading a bloomfilter index (bf_index_am.c):
  *	  bf_index_contains, bf_index_filter and bf_index_info, and the C entry
  *	  point bf_index_might_contain() for callers that probe an index
  *	  directly (tracked filters served by an index).
  *
- * They require SELECT on every column the index reads (bf_access.c): the
+ * They require SELECT on every column the index reads (bf_index_access.c): the
  * filter reveals which keys are present.  Only a complete index answers
  * (valid, ready and live), and only for a table whose rows live in its
  * own heap (bf_relcheck.c): anything else could give false negatives.
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_am.h"
+#include "bf_index.h"
 #include "bf_relcheck.h"
 
 #include <math.h>
@@ -37,88 +37,6 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
-
-/*
- * Only an index that holds every key of its table may answer "absent": a
- * valid, ready, live one.  An index left by a failed or cancelled CREATE
- * INDEX CONCURRENTLY (or one still being built) may lack keys.
- */
-static void
-bf_check_complete(Relation index)
-{
-	Form_pg_index ix = index->rd_index;
-
-	if (ix->indisvalid && ix->indisready && ix->indislive)
-		return;
-	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("bloomfilter index \"%s\" is not valid",
-						RelationGetRelationName(index)),
-				 errdetail("Some partition has no valid index attached to it, so the filters may lack keys."),
-				 errhint("Create or REINDEX the index of each partition and attach it with ALTER INDEX ... ATTACH PARTITION.")));
-	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("bloomfilter index \"%s\" is not valid",
-					RelationGetRelationName(index)),
-			 errdetail("It is still being built, or was left by a failed or cancelled CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY, so it may lack keys."),
-			 errhint("Rebuild it with REINDEX INDEX %s.",
-					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(index)),
-												RelationGetRelationName(index)))));
-}
-
-/*
- * Open a bloomfilter index that may answer lookups, locking its table
- * first (the usual order) and then the index, both AccessShareLock until
- * the end of the transaction.  Partitioned indexes are accepted when
- * allow_partitioned.  Refused: indexes that may lack keys, and tables
- * whose rows are not in their own heap (what names the caller).
- */
-Relation
-bf_index_open(Oid indexoid, bool allow_partitioned, const char *what)
-{
-	Oid			heapoid = IndexGetRelation(indexoid, true);
-	Relation	index;
-
-	if (!OidIsValid(heapoid))
-	{
-		char	   *name = get_rel_name(indexoid);
-
-		if (name == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_OBJECT),
-					 errmsg("index with OID %u does not exist", indexoid)));
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an index", name),
-				 errhint("Pass a bloomfilter index, e.g. 'users_email_bf'::regclass.")));
-	}
-	LockRelationOid(heapoid, AccessShareLock);
-	index = index_open(indexoid, AccessShareLock);
-	/* this backend's reads see the keys it has inserted */
-	bf_pending_flush_all();
-	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
-	{
-		if (!allow_partitioned)
-			ereport(ERROR,
-					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-					 errmsg("\"%s\" is a partitioned index", RelationGetRelationName(index)),
-					 errdetail("Each partition has a filter of its own, possibly of another size."),
-					 errhint("Call the function on the index of each partition.")));
-		if (index->rd_rel->relam != get_index_am_oid("bloomfilter", false))
-			ereport(ERROR,
-					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-					 errmsg("\"%s\" is not a bloomfilter index", RelationGetRelationName(index))));
-	}
-	else if (!bf_is_bloomfilter_index(index))
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a bloomfilter index", RelationGetRelationName(index)),
-				 errhint("Create one with CREATE INDEX ... USING bloomfilter (column).")));
-	bf_check_complete(index);
-	bf_check_local_rows(heapoid, what);
-	return index;
-}
 
 /* a probe value must have the family of the index's key */
 static void
@@ -199,7 +117,7 @@ bf_leaf_indexes(Relation index)
 		child = index_open(lfirst_oid(lc), NoLock);
 		if (bf_is_bloomfilter_index(child))
 		{
-			bf_check_complete(child);
+			bf_index_check_complete(child);
 			leaves = lappend_oid(leaves, lfirst_oid(lc));
 		}
 		index_close(child, NoLock);
@@ -445,11 +363,11 @@ bf_index_growing_header(const BfIndexLayers *layers, uint8 *dst)
  * family, so bf_contains on it answers as bf_index_contains.  A growing
  * index gives a growing value (FORMAT.md section 9), its layers in order.
  */
-Datum
-bf_index_filter(PG_FUNCTION_ARGS)
+struct varlena *
+bf_index_value(Oid indexoid, const char *what)
 {
 	BfIndexState st;
-	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_filter");
+	Relation	index = bf_index_open_checked(indexoid, &st, what);
 	bool		growing = st.meta.version == BF_INDEX_VERSION_GROWING;
 	Size		size = VARHDRSZ + (growing ? BLOOM_GROW_HEADER_SIZE : 0);
 	Size		off;
@@ -476,7 +394,13 @@ bf_index_filter(PG_FUNCTION_ARGS)
 		off += bloom_total_size(l->nblocks);
 	}
 	index_close(index, NoLock);
-	PG_RETURN_POINTER(vl);
+	return vl;
+}
+
+Datum
+bf_index_filter(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(bf_index_value(PG_GETARG_OID(0), "bf_index_filter"));
 }
 
 /*
@@ -487,7 +411,8 @@ PG_FUNCTION_INFO_V1(bf_index_layers);
 Datum
 bf_index_layers(PG_FUNCTION_ARGS)
 {
-	return bf_layers_rows(fcinfo, DirectFunctionCall1(bf_index_filter, PG_GETARG_DATUM(0)));
+	return bf_layers_rows(fcinfo, PointerGetDatum(bf_index_value(PG_GETARG_OID(0),
+																	"bf_index_layers")));
 }
 
 PG_FUNCTION_INFO_V1(bf_index_info);

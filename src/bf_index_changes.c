@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * bf_changes.c
+ * bf_index_changes.c
  *	  bf_index_changes(index, since): what changed in an index's filter
  *	  since a WAL position, as a patch of the bytes of bf_index_filter
  *	  (docs/FORMAT.md, "Change sets"), so that a client holding a copy
@@ -30,7 +30,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_am.h"
+#include "bf_index.h"
 #include "bf_patch.h"
 
 #include "access/relation.h"

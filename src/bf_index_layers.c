@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * bf_layers.c
+ * bf_index_layers.c
  *	  The layers of a bloomfilter index: the layer table of a growing
  *	  index's metapage (read, validated, written), the per-layer views the
  *	  insert and probe code works on, the fill test that says the newest
@@ -27,7 +27,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_am.h"
+#include "bf_index.h"
 
 #include "access/xloginsert.h"
 #include "miscadmin.h"
@@ -109,24 +109,6 @@ bf_layers_read(Page page, const BfIndexMeta *meta, BlockNumber relpages,
 	if ((BlockNumber) next_page + 1 > relpages)
 		return "The index has fewer pages than its layers need.";
 	return NULL;
-}
-
-/*
- * Does the data page of the newest layer (meta is its view) estimate a
- * false-positive rate above the layer's target?  Its blocks are those of
- * the layer that lie on it.
- */
-bool
-bf_layer_page_full(const BfIndexMeta *meta, BlockNumber blkno, Page page)
-{
-	uint64		first = (uint64) (blkno - 1 - meta->first_page) * BF_BLOCKS_PER_PAGE;
-	uint64		n;
-
-	if (first >= meta->nblocks)
-		return false;
-	n = Min((uint64) BF_BLOCKS_PER_PAGE, meta->nblocks - first);
-	return bloom_fill_fpr((const uint8 *) page + BF_PAGE_BITS_OFFSET, n,
-						  (int) meta->nhashes, NULL) > meta->fpr;
 }
 
 /*

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * bf_build.c
+ * bf_index_build.c
  *	  Building a bloomfilter index: the filter's parameters (reloptions or
  *	  the default rule), one table scan setting bits in memory, then the
  *	  pages written and WAL-logged in one go; and the empty filter of an
@@ -8,7 +8,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_am.h"
+#include "bf_index.h"
 
 #include <limits.h>
 #include <math.h>
@@ -287,3 +287,10 @@ bfbuildempty(Relation index)
 	}
 }
 
+
+bool
+bf_is_bloomfilter_index(Relation index)
+{
+	return index->rd_rel->relkind == RELKIND_INDEX &&
+		index->rd_indam != NULL && index->rd_indam->ambuild == bfbuild;
+}

@@ -1,24 +1,24 @@
 /*-------------------------------------------------------------------------
  *
- * bf_am.c
+ * bf_index_am.c
  *	  The bloomfilter index access method: a per-table Bloom filter kept in
  *	  pages of the index relation and maintained by the server on every
  *	  INSERT, COPY and (non-HOT) UPDATE, with generic WAL.  This file has
  *	  the handler, the reloptions and the operator class validation; the
- *	  other callbacks are in bf_build.c, bf_insert.c, bf_scan.c and
- *	  bf_vacuum.c.
+ *	  other callbacks are in bf_index_build.c, bf_index_insert.c, bf_index_scan.c and
+ *	  bf_index_vacuum.c.
  *
  * A filter's bits only ever turn on, so the index needs no tuples, no
  * visibility and nothing to vacuum: inserting a key sets k bits of one
  * 512-bit block, on exactly one data page, under that page's exclusive
  * buffer lock.  Deleted keys disappear at REINDEX.  It is read by
- * bf_index_contains() and friends (bf_index.c), and the planner uses it
+ * bf_index_contains() and friends (bf_index_funcs.c), and the planner uses it
  * only to skip the table for col = const when the key is definitely
- * absent (bfcostestimate, bfgetbitmap).  See bf_am.h for the layout.
+ * absent (bfcostestimate, bfgetbitmap).  See bf_index.h for the layout.
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_am.h"
+#include "bf_index.h"
 
 #include <limits.h>
 
@@ -188,13 +188,6 @@ bfvalidate(Oid opclassoid)
 	ReleaseCatCacheList(oprlist);
 	ReleaseSysCache(classtup);
 	return result;
-}
-
-bool
-bf_is_bloomfilter_index(Relation index)
-{
-	return index->rd_rel->relkind == RELKIND_INDEX &&
-		index->rd_indam != NULL && index->rd_indam->ambuild == bfbuild;
 }
 
 

@@ -1,0 +1,372 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_track_sync.c
+ *	  bf_track_sync, the statement-level AFTER trigger bf_track installs
+ *	  for method 'trigger': hashes the tracked column of every row of the
+ *	  transition table and writes the stored filter once per statement
+ *	  (INSERT, UPDATE), counts deleted rows (DELETE), clears the filter
+ *	  (TRUNCATE).
+ *
+ * It is executable by PUBLIC (CREATE TRIGGER needs EXECUTE on it, also in
+ * a restore by a table's owner), so it checks where it may act.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bf_track.h"
+
+#include "bf_trigger.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/executor.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "catalog/pg_class.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/regproc.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/tuplestore.h"
+
+/* ---- bf_track_sync ---- */
+
+/*
+ * Statements on the registry, prepared once per backend (and registry
+ * layout: 1.1 added the version column).
+ */
+static Oid	plans_registry = InvalidOid;
+static AttrNumber plans_version;
+static AttrNumber plans_changes;
+static SPIPlanPtr plan_lock;
+static SPIPlanPtr plan_update;
+static SPIPlanPtr plan_deleted;
+static SPIPlanPtr plan_truncate;
+
+static void
+prepare_plans(const BfExt *ext)
+{
+	Oid			types[3] = {INT8OID, InvalidOid, BYTEAOID};
+	/* with 1.1's registry, also what each write changed (bf_track_changes.c) */
+	bool		stamps = ext->att_changes != 0;
+
+	if (plans_registry == ext->registry_relid && plans_version == ext->att_version &&
+		plans_changes == ext->att_changes)
+		return;
+	if (OidIsValid(plans_registry))
+	{
+		SPI_freeplan(plan_lock);
+		SPI_freeplan(plan_update);
+		SPI_freeplan(plan_deleted);
+		SPI_freeplan(plan_truncate);
+		plans_registry = InvalidOid;
+	}
+	plan_lock = bf_spi_keep(psprintf("SELECT filter%s FROM %s WHERE id = $1 FOR UPDATE",
+							  stamps ? ", version, changes" : "", ext->registry),
+					 1, types);
+	types[1] = ext->bftype;
+	plan_update = bf_spi_keep(stamps ?
+					   psprintf("UPDATE %s SET filter = $2, version = DEFAULT, changes = $3 "
+								"WHERE id = $1", ext->registry) :
+					   psprintf("UPDATE %s SET filter = $2%s WHERE id = $1",
+								ext->registry, bf_registry_new_value_sql(ext)),
+					   stamps ? 3 : 2, types);
+	plan_truncate = bf_spi_keep(psprintf("UPDATE %s SET filter = $2, deleted_since_rebuild = 0%s "
+								  "WHERE id = $1", ext->registry, bf_registry_new_value_sql(ext)),
+						 2, types);
+	types[1] = INT8OID;
+	plan_deleted = bf_spi_keep(psprintf("UPDATE %s SET deleted_since_rebuild = deleted_since_rebuild + $2 "
+								 "WHERE id = $1", ext->registry),
+						2, types);
+	plans_registry = ext->registry_relid;
+	plans_version = ext->att_version;
+	plans_changes = ext->att_changes;
+}
+
+static void
+run_plan(SPIPlanPtr plan, Datum *values, const char *nulls, int expect)
+{
+	int			rc = SPI_execute_plan(plan, values, nulls, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+}
+
+/*
+ * true if every non-NULL value of the transition table is (probably) in
+ * f already, so that the statement need not write the filter
+ */
+static bool
+all_present(BfTransitionScan *scan, AttrNumber attnum, BfTypeInfo *ti, BfFilter *f)
+{
+	if (f->hdr.family == BF_FAMILY_NONE)
+		return false;
+	while (bf_transition_next(scan))
+	{
+		bool		isnull;
+		Datum		v = slot_getattr(scan->slot, attnum, &isnull);
+
+		CHECK_FOR_INTERRUPTS();
+		if (isnull)
+			continue;
+		/* a mismatched family errors out here, before anything is written */
+		if (!bf_filter_test(f, ti, v))
+			return false;
+	}
+	return true;
+}
+
+/* may the user firing the trigger read the tracked column, every row of it? */
+static bool
+may_read_column(RegRow *r)
+{
+	Oid			userid = GetUserId();
+	AttrNumber	attnum;
+
+	if (check_enable_rls(r->tbl, InvalidOid, true) == RLS_ENABLED)
+		return false;
+	if (pg_class_aclcheck(r->tbl, userid, ACL_SELECT) == ACLCHECK_OK)
+		return true;
+	attnum = get_attnum(r->tbl, NameStr(r->col));
+	return attnum > 0 &&
+		pg_attribute_aclcheck(r->tbl, attnum, userid, ACL_SELECT) == ACLCHECK_OK;
+}
+
+static void
+sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
+			  RegRow *r, Tuplestorestate *ts)
+{
+	Relation	rel = td->tg_relation;
+	Oid			relid = RelationGetRelid(rel);
+	AttrNumber	attnum = get_attnum(relid, NameStr(r->col));
+	Oid			typid;
+	int32		typmod;
+	Oid			collid;
+	BfTypeInfo	ti;
+	BfTransitionScan scan;
+	BfFilter	f;
+	BfAdder		adder;
+	Datum		values[3];
+	bool		isnull;
+	bool		reader = may_read_column(r);
+	bool	   *touched = NULL;
+	char		nulls[3] = {' ', ' ', ' '};
+
+	if (attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("tracked column \"%s\" of table \"%s\" does not exist",
+						NameStr(r->col), RelationGetRelationName(rel)),
+				 errhint("Call bf_untrack for the column, or bf_track it again.")));
+	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
+	bf_typeinfo_init(&ti, typid, collid, CurrentMemoryContext);
+
+	/*
+	 * Cheap path: every value already in the latest committed filter (e.g.
+	 * an UPDATE of another column).  Only when that filter is at hand
+	 * without a detoast; and sound without a lock because from now on bits
+	 * are only added: TRUNCATE and bf_rebuild, which reset bits, lock the
+	 * table against writers such as this transaction.  Only for users who
+	 * may read the column: for others, whether the registry row gets
+	 * locked and written would tell whether their values were in the
+	 * filter already.
+	 */
+	if (reader && bf_registry_filter_cached(r, &f))
+	{
+		bool		present;
+
+		bf_transition_begin(&scan, ts, RelationGetDescr(rel));
+		present = all_present(&scan, attnum, &ti, &f);
+		bf_transition_end(&scan);
+		if (present)
+			return;
+	}
+
+	/* lock the registry row, read its latest version, add, write once */
+	bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
+	prepare_plans(cx->ext);
+	values[0] = Int64GetDatum(r->id);
+	run_plan(plan_lock, values, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+	{
+		/* untracked concurrently: nothing left to keep in sync */
+		bf_spi_end(cx);
+		return;
+	}
+	values[1] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull)
+	{
+		bf_spi_end(cx);
+		return;
+	}
+	f = bf_detoast_copy(values[1]);
+	bf_adder_init(&adder, &f, &ti);
+	if (cx->ext->att_changes)
+		adder.touched = touched = bf_track_touched(VARSIZE_ANY_EXHDR(f.vl));
+	bf_transition_begin(&scan, ts, RelationGetDescr(rel));
+	while (bf_transition_next(&scan))
+	{
+		Datum		v = slot_getattr(scan.slot, attnum, &isnull);
+
+		CHECK_FOR_INTERRUPTS();
+		if (!isnull)
+			bf_adder_add(&adder, v);
+	}
+	bf_transition_end(&scan);
+	bf_adder_finish(&adder);
+	if (bf_adder_changed(&adder) || !reader)
+	{
+		if (touched)
+		{
+			bool		vnull;
+			Datum		version = SPI_getbinval(SPI_tuptable->vals[0],
+												SPI_tuptable->tupdesc, 2, &vnull);
+			Datum		changes = SPI_getbinval(SPI_tuptable->vals[0],
+												SPI_tuptable->tupdesc, 3, &isnull);
+
+			values[2] = PointerGetDatum(bf_track_stamps(isnull ? NULL : (struct varlena *) DatumGetPointer(changes),
+														vnull ? 0 : DatumGetInt64(version),
+														VARSIZE_ANY_EXHDR(f.vl), touched));
+			/* a growing filter that grew has a new length: a whole-value write */
+			if (bf_adder_grew(&adder))
+				nulls[2] = 'n';
+		}
+		values[1] = PointerGetDatum(f.vl);
+		run_plan(plan_update, values, nulls, SPI_OK_UPDATE);
+	}
+	bf_spi_end(cx);
+}
+
+/* TRUNCATE of the tracked table: an empty filter of the same size */
+static void
+clear_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id)
+{
+	Datum		values[2];
+	bool		isnull;
+
+	bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
+	prepare_plans(cx->ext);
+	values[0] = Int64GetDatum(id);
+	run_plan(plan_lock, values, NULL, SPI_OK_SELECT);
+	if (SPI_processed > 0)
+	{
+		values[1] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		if (!isnull)
+		{
+			values[1] = PointerGetDatum(bf_filter_clear(values[1]));
+			run_plan(plan_truncate, values, NULL, SPI_OK_UPDATE);
+		}
+	}
+	bf_spi_end(cx);
+}
+
+/* the suffix of the trigger bf_track installs for this event */
+static int
+event_suffix(TriggerData *td)
+{
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		return 0;
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		return 1;
+	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+		return 2;
+	return 3;
+}
+
+PG_FUNCTION_INFO_V1(bf_track_sync);
+Datum
+bf_track_sync(PG_FUNCTION_ARGS)
+{
+	TriggerData *td;
+	Trigger    *tg;
+	int64		id;
+	int64		name_id;
+	int			suffix;
+	RegRow		r;
+	BfSpiContext cx;
+	Datum		values[2];
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("bf_track_sync must be called as a trigger")));
+	td = (TriggerData *) fcinfo->context;
+	tg = td->tg_trigger;
+	bf_check_statement_trigger(td, "bf_track_sync");
+
+	/*
+	 * Only the triggers bf_track installs act: named after their registry
+	 * row and event, with the row's id as argument.  Anyone may attach this
+	 * function to a table of their own, and its argument is visible in
+	 * pg_trigger, so the name alone is no proof: the firing table must
+	 * also be the row's table or one of its partitions, where only the
+	 * table's owner can have put it.
+	 */
+	if (tg->tgnargs != 1 ||
+		!bf_parse_trigger_name(tg->tgname, &name_id, &suffix) ||
+		suffix != event_suffix(td))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("trigger \"%s\" was not created by bf_track", tg->tgname),
+				 errhint("Create tracked filters with bf_track, not by hand.")));
+	id = DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(tg->tgargs[0])));
+	if (id != name_id)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("trigger \"%s\" was not created by bf_track", tg->tgname),
+				 errhint("Create tracked filters with bf_track, not by hand.")));
+
+	/* no registry row (e.g. a schema-only restore): nothing to keep in sync */
+	if (!bf_registry_fetch(bf_ext(fcinfo->flinfo->fn_oid, false), id,
+						   InvalidOid, NULL, true, &r) ||
+		r.use_index)
+		return PointerGetDatum(NULL);
+	/* not the tracked table (e.g. a partition detached since): not its filter */
+	if (!bf_in_tree(RelationGetRelid(td->tg_relation), r.tbl))
+		return PointerGetDatum(NULL);
+
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		if (td->tg_newtable == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+					 errmsg("bf_track_sync needs REFERENCING NEW TABLE")));
+		if (r.filter_raw != NULL && tuplestore_tuple_count(td->tg_newtable) > 0)
+			sync_new_rows(fcinfo, td, &cx, &r, td->tg_newtable);
+	}
+	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		int64		n;
+
+		if (td->tg_oldtable == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+					 errmsg("bf_track_sync needs REFERENCING OLD TABLE for DELETE")));
+		n = tuplestore_tuple_count(td->tg_oldtable);
+		if (n > 0)
+		{
+			bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
+			prepare_plans(cx.ext);
+			values[0] = Int64GetDatum(id);
+			values[1] = Int64GetDatum(n);
+			run_plan(plan_deleted, values, NULL, SPI_OK_UPDATE);
+			bf_spi_end(&cx);
+		}
+	}
+	else if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+	{
+		/*
+		 * Only a TRUNCATE of the tracked table itself empties the filter; a
+		 * partition's leaves the other partitions' values in place.
+		 */
+		if (r.tbl == RelationGetRelid(td->tg_relation))
+			clear_filter(fcinfo, &cx, id);
+	}
+	return PointerGetDatum(NULL);
+}

@@ -1,0 +1,24 @@
+/*-------------------------------------------------------------------------
+ *
+ * bloomfilter.c
+ *	  The library's entry point: the module magic, and _PG_init, which
+ *	  registers each area's settings when the library loads.  Nothing
+ *	  else calls into this file.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bloomfilter.h"
+
+#include "utils/guc.h"
+
+#include "bf_cache.h"
+
+PG_MODULE_MAGIC;
+
+void
+_PG_init(void)
+{
+	bf_agg_define_gucs();
+	bf_filter_cache_define_gucs();
+	MarkGUCPrefixReserved("bloomfilter");
+}
