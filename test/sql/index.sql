@@ -1,5 +1,7 @@
 --
--- The bloomfilter index access method (issue 5).
+-- The bloomfilter index access method: build, writes, scans and plans,
+-- bf_index_filter, operator classes, options, REINDEX, partitions and
+-- privileges.
 --
 SET client_min_messages = warning;
 

@@ -1,4 +1,4 @@
--- Tracked filters (issue 4): bf_track, the sync triggers, bf_might_contain,
+-- Tracked filters: bf_track, the sync triggers, bf_might_contain,
 -- bf_rebuild, bf_untrack, bf_tracked, DDL upkeep, privileges, bf_sync_into.
 SET client_min_messages = notice;
 
@@ -6,7 +6,7 @@ SET client_min_messages = notice;
 CREATE TABLE tr (id int, name text);
 INSERT INTO tr SELECT g, 'n' || g FROM generate_series(1, 100) g;
 SELECT bf_track('tr', 'id', method => 'trigger');
--- the view's columns, as the issue names them
+-- the view's columns, as the README lists them
 SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
 WHERE attrelid = 'bf_tracked'::regclass AND attnum > 0 ORDER BY attnum;
 -- NULL capacity: max(1000, 2 x rows), and a growing filter (growth 2)
