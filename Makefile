@@ -50,13 +50,18 @@ REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_for
 REGRESS_DOCS =
 
 REGRESS = $(REGRESS_VALUE) $(REGRESS_WINDOW) $(REGRESS_INDEX) $(REGRESS_TRACK) $(REGRESS_DOCS)
+# inputs in test/sql, expected outputs in test/expected; results/ and
+# regression.diffs are written in the current directory
+REGRESS_OPTS = --inputdir=test
 
 ISOLATION_INDEX = index_concurrency index_invalid index_growth
 
 ISOLATION_TRACK = track_concurrency
 
 ISOLATION = $(ISOLATION_INDEX) $(ISOLATION_TRACK)
-ISOLATION_OPTS = --load-extension=bloomfilter
+# specs in test/specs, expected outputs in test/expected; results and
+# regression.diffs are written under output_iso/
+ISOLATION_OPTS = --load-extension=bloomfilter --inputdir=test
 
 PG_CPPFLAGS = -I$(srcdir)/src
 # -Wno-unused-parameter: fmgr and index AM callback signatures trip it

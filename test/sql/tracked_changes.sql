@@ -6,7 +6,7 @@
 -- records which 8 KiB chunks of the value it changed.
 --
 SET client_min_messages = warning;
-\i sql/include/change_client.sql
+\i test/sql/include/change_client.sql
 CREATE TABLE tcc_client (copy bytea, lsn pg_lsn, full_refresh bool, runs int, sent int, last bytea);
 CREATE FUNCTION tcc_refresh(tbl regclass, col name) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE

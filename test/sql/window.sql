@@ -6,7 +6,7 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
-\i sql/include/errors.sql
+\i test/sql/include/errors.sql
 
 --
 -- parameters: the window is cut into slices; each of the N + 1 slices

@@ -4,8 +4,8 @@
 -- scans, REINDEX, the exported value and its change sets.
 --
 SET client_min_messages = warning;
-\i sql/include/errors.sql
-\i sql/include/change_client.sql
+\i test/sql/include/errors.sql
+\i test/sql/include/change_client.sql
 CREATE TABLE bfc_client (copy bytea, lsn pg_lsn, full_refresh bool);
 CREATE FUNCTION bfc_refresh(idx regclass) RETURNS TABLE (full_refresh bool, same bool)
 LANGUAGE plpgsql AS $$

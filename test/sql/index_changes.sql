@@ -1,11 +1,11 @@
 --
 -- bf_index_changes: patches that take a copy of bf_index_filter(index)
 -- from its state at a WAL position to its state now.  A client's apply
--- (docs/FORMAT.md, "Change sets") is in sql/include/change_client.sql,
+-- (docs/FORMAT.md, "Change sets") is in test/sql/include/change_client.sql,
 -- and every patched copy is compared with a fresh bf_index_filter.
 --
 SET client_min_messages = warning;
-\i sql/include/change_client.sql
+\i test/sql/include/change_client.sql
 -- a client: its copy, its position, what the last call sent
 CREATE TABLE bfc_client (copy bytea, lsn pg_lsn, full_refresh bool, runs int, sent int, last bytea);
 CREATE FUNCTION bfc_refresh(idx regclass) RETURNS void LANGUAGE plpgsql AS $$

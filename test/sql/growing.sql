@@ -4,7 +4,7 @@
 -- after a growth, the rate bound, the functions that take both forms and
 -- those that refuse, round trips and bad input.
 --
-\i sql/include/errors.sql
+\i test/sql/include/errors.sql
 
 --
 -- a new growing filter: one empty layer sized for capacity at fpr / 10

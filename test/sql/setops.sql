@@ -6,7 +6,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bloomfilter;
 RESET client_min_messages;
 
-\i sql/include/errors.sql
+\i test/sql/include/errors.sql
 
 -- a holds 1..300, b holds 201..500: 100 values in common
 CREATE TABLE so_f AS

@@ -1,102 +1,44 @@
--- Tracked filters (issue 4): bf_track, the sync triggers, bf_might_contain,
+-- Tracked filters: bf_track, the sync triggers, bf_might_contain,
 -- bf_rebuild, bf_untrack, bf_tracked, DDL upkeep, privileges, bf_sync_into.
 SET client_min_messages = notice;
+
 -- ---- basics: filled from existing rows, kept in sync by every kind of write
 CREATE TABLE tr (id int, name text);
 INSERT INTO tr SELECT g, 'n' || g FROM generate_series(1, 100) g;
 SELECT bf_track('tr', 'id', method => 'trigger');
- bf_track 
-----------
- 
-(1 row)
-
--- the view's columns, as the issue names them
+-- the view's columns, as the README lists them
 SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
 WHERE attrelid = 'bf_tracked'::regclass AND attnum > 0 ORDER BY attnum;
-        attname        |   format_type    
------------------------+------------------
- tbl                   | regclass
- col                   | name
- method                | text
- capacity              | bigint
- target_fpr            | double precision
- estimated_cardinality | double precision
- fill_ratio            | double precision
- estimated_fpr         | double precision
- saturated             | boolean
- bytes                 | bigint
- deleted_since_rebuild | bigint
- stale                 | boolean
- stale_reason          | text
-(13 rows)
-
 -- NULL capacity: max(1000, 2 x rows), and a growing filter (growth 2)
 SELECT tbl, col, method, capacity, target_fpr, bytes, deleted_since_rebuild,
        saturated, round(estimated_cardinality) AS card
 FROM bf_tracked;
- tbl | col | method  | capacity | target_fpr | bytes | deleted_since_rebuild | saturated | card 
------+-----+---------+----------+------------+-------+-----------------------+-----------+------
- tr  | id  | trigger |     1000 |       0.01 |  2112 |                     0 | f         |  101
-(1 row)
-
 SELECT (bf_info(bf_tracked_filter('tr', 'id'))).layout;
- layout  
----------
- growing
-(1 row)
-
 SELECT bf_might_contain('tr', 'id', 5), bf_might_contain('tr', 'id', 100),
        bf_might_contain('tr', 'id', 5::bigint), bf_might_contain('tr', 'id', 5000);
- bf_might_contain | bf_might_contain | bf_might_contain | bf_might_contain 
-------------------+------------------+------------------+------------------
- t                | t                | t                | f
-(1 row)
-
 -- single-row, multi-row, INSERT ... SELECT, COPY
 INSERT INTO tr VALUES (5000, 'x');
 INSERT INTO tr VALUES (5001, 'y'), (5002, NULL), (NULL, 'z');
 INSERT INTO tr SELECT g, NULL FROM generate_series(6001, 7000) g;
 COPY tr (id) FROM STDIN;
+8001
+8002
+\.
 SELECT count(*) AS false_negatives
 FROM tr WHERE id IS NOT NULL AND NOT bf_might_contain('tr', 'id', id);
- false_negatives 
------------------
-               0
-(1 row)
-
 -- INSERT ... ON CONFLICT DO UPDATE of the tracked column
 CREATE UNIQUE INDEX tr_name ON tr (name);
 INSERT INTO tr VALUES (9001, 'n2') ON CONFLICT (name) DO UPDATE SET id = 9002;
 SELECT id FROM tr WHERE name = 'n2';
-  id  
-------
- 9002
-(1 row)
-
 SELECT bf_might_contain('tr', 'id', 9002);
- bf_might_contain 
-------------------
- t
-(1 row)
-
 DROP INDEX tr_name;
 -- UPDATE of the tracked column
 UPDATE tr SET id = 77777 WHERE id = 1;
 SELECT bf_might_contain('tr', 'id', 77777);
- bf_might_contain 
-------------------
- t
-(1 row)
-
 -- an UPDATE of another column leaves the filter as it is
 SELECT filter::bytea AS before FROM bf_registry WHERE tbl = 'tr'::regclass \gset
 UPDATE tr SET name = 'renamed' WHERE id < 10;
 SELECT filter::bytea = :'before'::bytea AS unchanged FROM bf_registry WHERE tbl = 'tr'::regclass;
- unchanged 
------------
- t
-(1 row)
-
 -- rolled-back transactions and subtransactions: committed values present
 BEGIN;
 INSERT INTO tr VALUES (88888);
@@ -109,18 +51,8 @@ BEGIN;
 INSERT INTO tr VALUES (66666);
 ROLLBACK;
 SELECT bf_might_contain('tr', 'id', 88888), bf_might_contain('tr', 'id', 88889);
- bf_might_contain | bf_might_contain 
-------------------+------------------
- t                | t
-(1 row)
-
 SELECT count(*) AS false_negatives
 FROM tr WHERE id IS NOT NULL AND NOT bf_might_contain('tr', 'id', id);
- false_negatives 
------------------
-               0
-(1 row)
-
 -- a PL/pgSQL loop sees each of its own inserts: the per-statement probe
 -- cache of bf_might_contain is not reused across statements, even by the
 -- same call site
@@ -139,285 +71,102 @@ BEGIN
   RAISE NOTICE 'before/after each insert: %', answers;
 END
 $$;
-NOTICE:  before/after each insert: ftftftft
 DELETE FROM tr WHERE id > 500000;
 UPDATE bf_registry SET deleted_since_rebuild = 0 WHERE tbl = 'tr'::regclass;
 -- DELETE is counted, bits stay
 DELETE FROM tr WHERE id BETWEEN 6001 AND 6500;
 SELECT deleted_since_rebuild FROM bf_tracked WHERE tbl = 'tr'::regclass;
- deleted_since_rebuild 
------------------------
-                   500
-(1 row)
-
 SELECT bf_might_contain('tr', 'id', 6001);
- bf_might_contain 
-------------------
- t
-(1 row)
-
 -- more distinct values than the capacity: the filter grew layers instead
 -- of saturating, and still finds every row
 SELECT capacity, saturated, estimated_fpr > target_fpr AS over_target
 FROM bf_tracked WHERE tbl = 'tr'::regclass;
- capacity | saturated | over_target 
-----------+-----------+-------------
-     1000 | f         | f
-(1 row)
-
 SELECT count(*) > 1 AS grew FROM bf_layers(bf_tracked_filter('tr', 'id'));
- grew 
-------
- t
-(1 row)
-
 SELECT count(*) FILTER (WHERE NOT bf_might_contain('tr', 'id', id)) AS missed FROM tr;
- missed 
---------
-      0
-(1 row)
-
 -- bf_rebuild: from current rows, counter reset, new capacity
 SELECT bf_rebuild('tr', 'id', 10000);
- bf_rebuild 
-------------
- 
-(1 row)
-
 SELECT capacity, target_fpr, deleted_since_rebuild, saturated
 FROM bf_tracked WHERE tbl = 'tr'::regclass;
- capacity | target_fpr | deleted_since_rebuild | saturated 
-----------+------------+-----------------------+-----------
-    10000 |       0.01 |                     0 | f
-(1 row)
-
 SELECT bf_might_contain('tr', 'id', 6001) AS deleted_value,
        bf_might_contain('tr', 'id', 6501) AS kept_value;
- deleted_value | kept_value 
----------------+------------
- f             | t
-(1 row)
-
 SELECT count(*) AS false_negatives
 FROM tr WHERE id IS NOT NULL AND NOT bf_might_contain('tr', 'id', id);
- false_negatives 
------------------
-               0
-(1 row)
-
 -- absent values are (mostly) reported absent: ~600 values in a filter for 10000
 SELECT count(*) < 50 AS few_false_positives
 FROM generate_series(100001, 105000) g WHERE bf_might_contain('tr', 'id', g);
- few_false_positives 
----------------------
- t
-(1 row)
-
 -- NULL capacity: max(1000, 2 x rows) = 2 x 608; NULL fpr: keep the old one
 SELECT bf_rebuild('tr', 'id', fpr => 0.001);
- bf_rebuild 
-------------
- 
-(1 row)
-
 SELECT capacity, target_fpr FROM bf_tracked WHERE tbl = 'tr'::regclass;
- capacity | target_fpr 
-----------+------------
-     1216 |      0.001
-(1 row)
-
 -- bf_tracked_filter is the stored filter
 SELECT bf_contains(bf_tracked_filter('tr', 'id'), 77777),
        bf_tracked_filter('tr', 'id')::bytea = (SELECT filter::bytea FROM bf_registry WHERE tbl = 'tr'::regclass);
- bf_contains | ?column? 
--------------+----------
- t           | t
-(1 row)
-
 -- TRUNCATE clears
 TRUNCATE tr;
 SELECT bf_might_contain('tr', 'id', 77777), deleted_since_rebuild, estimated_cardinality
 FROM bf_tracked WHERE tbl = 'tr'::regclass;
- bf_might_contain | deleted_since_rebuild | estimated_cardinality 
-------------------+-----------------------+-----------------------
- f                |                     0 |                     0
-(1 row)
-
 INSERT INTO tr VALUES (42);
 SELECT bf_might_contain('tr', 'id', 42), bf_might_contain('tr', 'id', 77777);
- bf_might_contain | bf_might_contain 
-------------------+------------------
- t                | f
-(1 row)
 
 -- ---- a second tracked column, text, on the same table
 SELECT bf_track('tr', 'name', 100, 0.05, method => 'trigger');
- bf_track 
-----------
- 
-(1 row)
-
 INSERT INTO tr VALUES (43, 'alice');
 SELECT bf_might_contain('tr', 'name', 'alice'), bf_might_contain('tr', 'name', 'bob'),
        bf_might_contain('tr', 'id', 43);
- bf_might_contain | bf_might_contain | bf_might_contain 
-------------------+------------------+------------------
- t                | f                | t
-(1 row)
-
 -- a value of another family is an error, not a silent "no"
 SELECT bf_might_contain('tr', 'id', 'alice');
-ERROR:  bloomfilter holds values of family integer, not text (type text)
-DETAIL:  Values of different families hash differently, so the answer would be meaningless.
-HINT:  Cast the value to bigint.
+
 -- ---- RENAME of table and column, DROP COLUMN, DROP TABLE
 ALTER TABLE tr RENAME COLUMN id TO ident;
 ALTER TABLE tr RENAME TO tr2;
 SELECT tbl, col FROM bf_tracked ORDER BY col;
- tbl |  col  
------+-------
- tr2 | ident
- tr2 | name
-(2 rows)
-
 INSERT INTO tr2 VALUES (44, 'carol');
 SELECT bf_might_contain('tr2', 'ident', 44), bf_might_contain('tr2', 'name', 'carol');
- bf_might_contain | bf_might_contain 
-------------------+------------------
- t                | t
-(1 row)
-
 SELECT bf_might_contain('tr2', 'id', 44);
-ERROR:  column "id" of relation "tr2" does not exist
 ALTER TABLE tr2 DROP COLUMN name;
 SELECT tbl, col FROM bf_tracked;
- tbl |  col  
------+-------
- tr2 | ident
-(1 row)
-
 SELECT tgname FROM pg_trigger WHERE tgrelid = 'tr2'::regclass ORDER BY 1;
-     tgname      
------------------
- bf_sync_1_del
- bf_sync_1_ins
- bf_sync_1_trunc
- bf_sync_1_upd
-(4 rows)
-
 -- ALTER COLUMN TYPE to another family: the filter is rebuilt
 ALTER TABLE tr2 ALTER COLUMN ident TYPE numeric;
 SELECT bf_might_contain('tr2', 'ident', 44.0), bf_might_contain('tr2', 'ident', 45.5);
- bf_might_contain | bf_might_contain 
-------------------+------------------
- t                | f
-(1 row)
-
 INSERT INTO tr2 VALUES (45.5);
 SELECT bf_might_contain('tr2', 'ident', 45.5);
- bf_might_contain 
-------------------
- t
-(1 row)
-
 -- to a type that cannot be hashed: refused while the column is tracked
 ALTER TABLE tr2 ALTER COLUMN ident TYPE point USING point(ident, 0);
-ERROR:  type point cannot be added to a bloomfilter
-DETAIL:  The type has no hash operator class with an extended hash function.
-HINT:  Cast the value to a type that can be hashed, such as text.
 DROP TABLE tr2;
 SELECT count(*) AS registry_rows FROM bf_registry;
- registry_rows 
----------------
-             0
-(1 row)
-
 -- DROP SCHEMA ... CASCADE forgets the filters of its tables
 CREATE SCHEMA regress_bf_s;
 CREATE TABLE regress_bf_s.t (id int);
 SELECT bf_track('regress_bf_s.t', 'id', method => 'trigger');
- bf_track 
-----------
- 
-(1 row)
-
 DROP SCHEMA regress_bf_s CASCADE;
-NOTICE:  drop cascades to table regress_bf_s.t
 SELECT count(*) AS registry_rows FROM bf_registry;
- registry_rows 
----------------
-             0
-(1 row)
 
 -- ---- errors
 CREATE TABLE te (id int, c text COLLATE "C", pt point);
 SELECT bf_track('te', 'id', method => 'trigger');
- bf_track 
-----------
- 
-(1 row)
-
 SELECT bf_track('te', 'id', method => 'trigger');                         -- already tracked
-ERROR:  column "id" of table "te" is already tracked
-HINT:  Use bf_rebuild to rebuild its filter, or bf_untrack first.
 SELECT bf_track('te', 'nope', method => 'trigger');
-ERROR:  column "nope" of relation "te" does not exist
 SELECT bf_track('te', 'ctid', method => 'trigger');
-ERROR:  cannot track system column "ctid"
 SELECT bf_track('te', 'pt', method => 'trigger');                         -- no hash support
-ERROR:  type point cannot be added to a bloomfilter
-DETAIL:  The type has no hash operator class with an extended hash function.
-HINT:  Cast the value to a type that can be hashed, such as text.
 SELECT bf_track('te', 'c', -1, method => 'trigger');
-ERROR:  capacity must be positive
-HINT:  Pass NULL to have it chosen from the size of the table.
 SELECT bf_track('te', 'c', 100, 1.5, method => 'trigger');
-ERROR:  bloomfilter false-positive rate must be between 0 and 1
-DETAIL:  The rate given was 1.5.
-HINT:  Give a rate such as 0.01 for 1 %.
 SELECT bf_track('te', 'c', method => 'btree');
-ERROR:  unknown bf_track method "btree"
-HINT:  The methods are 'index' (a bloomfilter index, for busy tables) and 'trigger' (a filter value kept by statement triggers).
 SELECT bf_track(NULL, 'c', method => 'trigger');
-ERROR:  bf_track: the table and the column must not be NULL
 SELECT bf_might_contain('te', 'c', 'x');             -- not tracked
-ERROR:  column "c" of table "te" is not tracked
-HINT:  Call bf_track('public.te', 'c') to create its filter.
 SELECT bf_might_contain('te', 'nope', 1);
-ERROR:  column "nope" of relation "te" does not exist
 SELECT bf_tracked_filter('te', 'c');
-ERROR:  column "c" of table "te" is not tracked
-HINT:  Call bf_track('public.te', 'c') to create its filter.
 SELECT bf_rebuild('te', 'c');
-ERROR:  column "c" of table "te" is not tracked
-HINT:  Call bf_track('public.te', 'c') to create its filter.
 SELECT bf_untrack('te', 'c');
-ERROR:  column "c" of table "te" is not tracked
-HINT:  Call bf_track('public.te', 'c') to create its filter.
 CREATE VIEW tv AS SELECT 1 AS a;
 SELECT bf_track('tv', 'a', method => 'trigger');
-ERROR:  bf_track: "tv" is not a table
-DETAIL:  Only tables and partitioned tables can have a filter of their rows.
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT bf_rebuild('te', 'id');
-ERROR:  bf_rebuild must run at isolation level READ COMMITTED
-DETAIL:  Under REPEATABLE READ or SERIALIZABLE the table would be read with a snapshot taken before it was locked, missing rows committed meanwhile.
-HINT:  Run it in its own transaction or at READ COMMITTED.
 ROLLBACK;
 SELECT bf_untrack('te', 'id');
- bf_untrack 
-------------
- 
-(1 row)
-
 SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgrelid = 'te'::regclass;
- triggers_left 
----------------
-             0
-(1 row)
-
 DROP VIEW tv;
 DROP TABLE te;
+
 -- ---- partitioned table: via the parent, directly into partitions,
 -- sub-partitions, ATTACH / CREATE ... PARTITION OF / DETACH
 CREATE TABLE tp (k bigint, v text) PARTITION BY RANGE (k);
@@ -427,22 +176,8 @@ CREATE TABLE tp2a PARTITION OF tp2 FOR VALUES FROM (1000) TO (1500);
 CREATE TABLE tp2b PARTITION OF tp2 FOR VALUES FROM (1500) TO (2000);
 INSERT INTO tp VALUES (1), (1001), (1600);
 SELECT bf_track('tp', 'k', 10000, method => 'trigger');
- bf_track 
-----------
- 
-(1 row)
-
 SELECT tgrelid::regclass, count(*) FROM pg_trigger
 WHERE tgname LIKE 'bf_sync_%' GROUP BY 1 ORDER BY tgrelid::regclass::text COLLATE "C";
- tgrelid | count 
----------+-------
- tp      |     4
- tp1     |     4
- tp2     |     4
- tp2a    |     4
- tp2b    |     4
-(5 rows)
-
 INSERT INTO tp VALUES (2), (1002);
 INSERT INTO tp1 VALUES (3);
 INSERT INTO tp2b VALUES (1700);
@@ -454,19 +189,6 @@ INSERT INTO tp2a VALUES (1499);
 ROLLBACK TO s;
 COMMIT;
 SELECT k, bf_might_contain('tp', 'k', k) FROM tp ORDER BY k;
-  k   | bf_might_contain 
-------+------------------
-    1 | t
-    2 | t
-    3 | t
-    4 | t
- 1001 | t
- 1002 | t
- 1400 | t
- 1600 | t
- 1700 | t
-(9 rows)
-
 CREATE TABLE tp3 (k bigint, v text);
 INSERT INTO tp3 VALUES (2500), (2600);
 ALTER TABLE tp ATTACH PARTITION tp3 FOR VALUES FROM (2000) TO (3000);
@@ -474,59 +196,24 @@ INSERT INTO tp3 VALUES (2700);
 CREATE TABLE tp4 PARTITION OF tp FOR VALUES FROM (3000) TO (4000);
 INSERT INTO tp4 VALUES (3500);
 SELECT count(*) AS false_negatives FROM tp WHERE NOT bf_might_contain('tp', 'k', k);
- false_negatives 
------------------
-               0
-(1 row)
-
 -- cross-partition UPDATE
 UPDATE tp SET k = 1900 WHERE k = 1001;
 SELECT bf_might_contain('tp', 'k', 1900);
- bf_might_contain 
-------------------
- t
-(1 row)
-
 -- a partition alone cannot be tracked, nor a tracked table become a partition
 SELECT bf_track('tp1', 'k', method => 'trigger');
-ERROR:  cannot track "tp1": it is a partition
-DETAIL:  Rows inserted through the partitioned table do not fire the statement triggers of its partitions.
-HINT:  Track the partitioned table at the root instead.
 CREATE TABLE tp5 (k bigint, v text);
 SELECT bf_track('tp5', 'k', method => 'trigger');
- bf_track 
-----------
- 
-(1 row)
-
 ALTER TABLE tp ATTACH PARTITION tp5 FOR VALUES FROM (4000) TO (5000);
-ERROR:  table public.tp5 has a tracked column and cannot become a partition
-DETAIL:  Rows inserted through the partitioned table would not reach its filter.
-HINT:  Call bf_untrack('public.tp5', 'k') first, and track the partitioned table instead.
 DROP TABLE tp5;
 ALTER TABLE tp DETACH PARTITION tp3;
 SELECT count(*) AS detached_triggers FROM pg_trigger WHERE tgrelid = 'tp3'::regclass;
- detached_triggers 
--------------------
-                 0
-(1 row)
-
 -- TRUNCATE of one partition keeps the other partitions' values
 TRUNCATE tp1;
 SELECT bf_might_contain('tp', 'k', 1600);
- bf_might_contain 
-------------------
- t
-(1 row)
-
 TRUNCATE tp;
 SELECT bf_might_contain('tp', 'k', 1600);
- bf_might_contain 
-------------------
- f
-(1 row)
-
 DROP TABLE tp, tp3;
+
 -- ---- privileges
 CREATE ROLE regress_bf_track_user;
 -- a schema ahead of the extension's on the search_path, shadowing its table
@@ -537,45 +224,17 @@ GRANT ALL ON regress_bf_evil.bf_registry TO regress_bf_track_user;
 CREATE TABLE ts (id int, pub int);
 INSERT INTO ts VALUES (1, 1);
 SELECT bf_track('ts', 'id', method => 'trigger'), bf_track('ts', 'pub', method => 'trigger');
- bf_track | bf_track 
-----------+----------
-          | 
-(1 row)
-
 GRANT SELECT (pub), INSERT ON ts TO regress_bf_track_user;
 SET ROLE regress_bf_track_user;
 SELECT bf_might_contain('ts', 'pub', 1);
- bf_might_contain 
-------------------
- t
-(1 row)
-
 SELECT bf_might_contain('ts', 'id', 1);
-ERROR:  permission denied for column id of table ts
-DETAIL:  The filter of a tracked column reveals which values the column holds, so reading it requires SELECT on the column.
 SELECT bf_tracked_filter('ts', 'id');
-ERROR:  permission denied for column id of table ts
-DETAIL:  The filter of a tracked column reveals which values the column holds, so reading it requires SELECT on the column.
 SELECT length(bf_tracked_filter('ts', 'pub')::text) > 0;
- ?column? 
-----------
- t
-(1 row)
-
 SELECT tbl, col FROM bf_tracked;
- tbl | col 
------+-----
- ts  | pub
-(1 row)
-
 SELECT bf_track('ts', 'pub', method => 'trigger');
-ERROR:  must be owner of table ts
 SELECT bf_untrack('ts', 'pub');
-ERROR:  must be owner of table ts
 SELECT bf_rebuild('ts', 'pub');
-ERROR:  must be owner of table ts
 SELECT count(*) FROM bf_registry;
-ERROR:  permission denied for table bf_registry
 -- an inserting user needs no rights on the registry
 INSERT INTO ts VALUES (42, 43);
 -- a hostile search_path changes nothing
@@ -584,20 +243,9 @@ INSERT INTO ts VALUES (44, 45);
 RESET search_path;
 RESET ROLE;
 SELECT count(*) AS shadow_rows FROM regress_bf_evil.bf_registry;
- shadow_rows 
--------------
-           0
-(1 row)
-
 DROP SCHEMA regress_bf_evil CASCADE;
-NOTICE:  drop cascades to table regress_bf_evil.bf_registry
 SELECT bf_might_contain('ts', 'id', 42), bf_might_contain('ts', 'id', 44),
        bf_might_contain('ts', 'pub', 45);
- bf_might_contain | bf_might_contain | bf_might_contain 
-------------------+------------------+------------------
- t                | t                | t
-(1 row)
-
 DROP TABLE ts;
 -- an unprivileged owner tracks, rebuilds and untracks its own table
 GRANT CREATE ON SCHEMA public TO regress_bf_track_user;
@@ -605,34 +253,15 @@ SET ROLE regress_bf_track_user;
 CREATE TABLE ts_own (id int);
 INSERT INTO ts_own VALUES (1);
 SELECT bf_track('ts_own', 'id', method => 'trigger');
- bf_track 
-----------
- 
-(1 row)
-
 INSERT INTO ts_own VALUES (2);
 SELECT bf_rebuild('ts_own', 'id');
- bf_rebuild 
-------------
- 
-(1 row)
-
 SELECT bf_might_contain('ts_own', 'id', 1), bf_might_contain('ts_own', 'id', 2);
- bf_might_contain | bf_might_contain 
-------------------+------------------
- t                | t
-(1 row)
-
 SELECT bf_untrack('ts_own', 'id');
- bf_untrack 
-------------
- 
-(1 row)
-
 DROP TABLE ts_own;
 RESET ROLE;
 REVOKE CREATE ON SCHEMA public FROM regress_bf_track_user;
 DROP ROLE regress_bf_track_user;
+
 -- ---- bf_sync_into: per-user filters of the articles they have read
 CREATE TABLE users (user_id int PRIMARY KEY, seen_articles bloomfilter);
 INSERT INTO users SELECT g FROM generate_series(1, 3) g;
@@ -647,56 +276,28 @@ SELECT user_id, seen_articles @> 10::bigint AS a10, seen_articles @> 11::bigint 
        seen_articles @> 12::bigint AS a12, seen_articles @> 20::bigint AS a20,
        seen_articles IS NULL AS none
 FROM users ORDER BY 1;
- user_id | a10 | a11 | a12 | a20 | none 
----------+-----+-----+-----+-----+------
-       1 | t   | t   | t   | f   | f
-       2 | f   | f   | f   | t   | f
-       3 |     |     |     |     | t
-(3 rows)
-
 -- the NULL filter was created with the trigger's size
 SELECT substring(seen_articles::text FROM 'nbits=\d+ seed=\d+ capacity=\d+ fpr=[0-9.]+') AS sized,
        substring(bf_create(100, 0.01)::text FROM 'nbits=\d+ seed=\d+ capacity=\d+ fpr=[0-9.]+') AS created
 FROM users WHERE user_id = 1;
-                  sized                  |                 created                 
------------------------------------------+-----------------------------------------
- nbits=1024 seed=0 capacity=100 fpr=0.01 | nbits=1024 seed=0 capacity=100 fpr=0.01
-(1 row)
-
 -- "articles user 1 has not seen"
 SELECT a FROM generate_series(9, 13) a, users u
 WHERE u.user_id = 1 AND NOT u.seen_articles @> a::bigint ORDER BY a;
- a  
-----
-  9
- 13
-(2 rows)
-
 -- unqualified target: the source table's schema, whatever the search_path
 SET search_path = pg_catalog;
 INSERT INTO public.article_reads VALUES (3, 30);
 RESET search_path;
 SELECT user_id, seen_articles @> 30::bigint FROM users ORDER BY 1;
- user_id | ?column? 
----------+----------
-       1 | f
-       2 | f
-       3 | t
-(3 rows)
-
 CREATE TRIGGER bad AFTER INSERT ON article_reads FOR EACH ROW
   EXECUTE FUNCTION bf_sync_into('users', 'user_id', 'seen_articles', 'user_id', 'article_id');
 INSERT INTO article_reads VALUES (1, 1);
-ERROR:  bf_sync_into must be fired AFTER ... FOR EACH STATEMENT
 DROP TRIGGER bad ON article_reads;
 CREATE TRIGGER bad AFTER INSERT ON article_reads REFERENCING NEW TABLE AS n
   FOR EACH STATEMENT EXECUTE FUNCTION bf_sync_into('users', 'user_id', 'nope', 'user_id', 'article_id');
 INSERT INTO article_reads VALUES (1, 1);
-ERROR:  bf_sync_into: target_filter_column "nope" is not a column of "users"
 DROP TRIGGER bad ON article_reads;
 CREATE TRIGGER bad AFTER INSERT ON article_reads REFERENCING NEW TABLE AS n
   FOR EACH STATEMENT EXECUTE FUNCTION bf_sync_into('users', 'user_id', 'user_id', 'user_id', 'article_id');
 INSERT INTO article_reads VALUES (1, 1);
-ERROR:  bf_sync_into: target_filter_column "user_id" is not of type bloomfilter
 DROP TRIGGER bad ON article_reads;
 DROP TABLE users, article_reads;
