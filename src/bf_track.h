@@ -3,14 +3,17 @@
  * bf_track.h
  *	  Declarations shared by the tracked-filter code:
  *
- *	  bf_track_registry.c      the registry tables, the extension's per-backend
- *	                     state, SPI helpers and the cache of detoasted filters
- *	  bf_track_objects.c the objects that keep a filter current: the sync
- *	                     triggers, the bloomfilter index, filling from a table
- *	  bf_track_manage.c  bf_track, bf_untrack, bf_rebuild
- *	  bf_track_lookup.c  bf_might_contain, bf_tracked_filter, the view helpers
- *	  bf_track_ddl.c     the DDL event trigger
- *	  bf_trigger.c       the sync trigger and bf_sync_into
+ *	  bf_track_registry.c  the registry tables, the extension's per-backend
+ *	                       state, SPI helpers, a registry row's filter
+ *	  bf_track_objects.c   the objects that keep a filter current: the sync
+ *	                       triggers, the bloomfilter index, filling from a
+ *	                       table
+ *	  bf_track_manage.c    bf_track, bf_untrack, bf_rebuild
+ *	  bf_track_lookup.c    bf_might_contain, bf_tracked_filter, the view
+ *	                       helpers
+ *	  bf_track_ddl.c       the DDL event trigger
+ *	  bf_track_sync.c      the sync trigger of method 'trigger'
+ *	  bf_track_changes.c   which chunks each write changed; change sets
  *
  *-------------------------------------------------------------------------
  */

@@ -21,8 +21,6 @@
  */
 #include "bf_track.h"
 
-#include <math.h>
-
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
 #include "funcapi.h"
@@ -30,7 +28,6 @@
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/float.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -612,24 +609,25 @@ bf_track_index(PG_FUNCTION_ARGS)
 	PG_RETURN_OID(idx);
 }
 
+/*
+ * bf_track_stats(filter): the estimated cardinality, the fill and the
+ * estimated false-positive rate of a tracked filter, as bf_info computes
+ * them (a growing filter's summed over its layers).
+ */
 PG_FUNCTION_INFO_V1(bf_track_stats);
 Datum
 bf_track_stats(PG_FUNCTION_ARGS)
 {
 	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
-	uint8	   *bits = BF_BITS(f.vl);
-	double		m = (double) f.hdr.nblocks * BLOOM_BLOCK_BITS;
-	uint64		set = 0;
-	double		fpr_sum = 0.0;
-	double		fill;
-	double		card;
+	double		nbits = (double) f.hdr.nblocks * BLOOM_BLOCK_BITS;
+	uint64		bits_set;
+	double		fpr;
 	TupleDesc	tupdesc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	/* a growing filter: bf_info's sums over its layers */
 	if (f.hdr.family == BF_FAMILY_GROWING)
 	{
 		BfGrowSummary sum = bf_grow_summary(&f);
@@ -637,32 +635,15 @@ bf_track_stats(PG_FUNCTION_ARGS)
 		values[0] = Float8GetDatum(sum.cardinality);
 		values[1] = Float8GetDatum((double) sum.bits_set / (double) sum.nbits);
 		values[2] = Float8GetDatum(sum.fpr);
-		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
-														  values, nulls)));
 	}
-
-	/*
-	 * A lookup probes k bits of one block, so the expected false-positive
-	 * rate is the mean over blocks of (bits set in the block / 512)^k.
-	 */
-	for (uint64 b = 0; b < f.hdr.nblocks; b++)
+	else
 	{
-		uint64		c = bloom_popcount(bits + b * BLOOM_BLOCK_BYTES, BLOOM_BLOCK_BYTES);
-
-		if ((b & 65535) == 0)
-			CHECK_FOR_INTERRUPTS();
-		set += c;
-		if (c > 0)
-			fpr_sum += pow((double) c / BLOOM_BLOCK_BITS, f.hdr.nhashes);
+		fpr = bloom_fill_fpr(BF_BITS(f.vl), f.hdr.nblocks, f.hdr.nhashes, &bits_set);
+		values[0] = Float8GetDatum(bloom_estimate_cardinality(bits_set, f.hdr.nblocks,
+															  f.hdr.nhashes));
+		values[1] = Float8GetDatum((double) bits_set / nbits);
+		values[2] = Float8GetDatum(fpr);
 	}
-	fill = m > 0 ? (double) set / m : 0.0;
-	/* the usual estimate n = -(m/k) ln(1 - X/m) */
-	card = fill >= 1.0 ? get_float8_infinity() :
-		-(m / f.hdr.nhashes) * log1p(-fill);
-
-	tupdesc = BlessTupleDesc(tupdesc);
-	values[0] = Float8GetDatum(card);
-	values[1] = Float8GetDatum(fill);
-	values[2] = Float8GetDatum(f.hdr.nblocks > 0 ? fpr_sum / f.hdr.nblocks : 0.0);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+													  values, nulls)));
 }

@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * bf_trigger.h
- *	  Helpers of the statement-level trigger functions (bf_trigger.c).
+ *	  Helpers of the statement-level trigger functions (bf_trigger.c),
+ *	  used by bf_track_sync.c (tracked filters) and bf_sync_into.c (the
+ *	  trigger helper for users' own tables).
  *
  *-------------------------------------------------------------------------
  */

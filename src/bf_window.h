@@ -5,6 +5,11 @@
  *	  (sliding-window filters): the varlena wrapper around the bytes of
  *	  bloom_window.h, parameter checks, and adding and testing values.
  *
+ *	  bf_window.c       the constructor, add/contains, shared helpers
+ *	  bf_window_io.c    text and binary I/O
+ *	  bf_window_ops.c   union, equality, bf_window_info, bf_window_slices
+ *	  bf_window_agg.c   bf_window_agg
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef BF_WINDOW_H
