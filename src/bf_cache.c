@@ -500,31 +500,10 @@ release_callback(void *arg)
 	bf_filter_cache_release((BfCachedFilter *) arg);
 }
 
-/* hold cf until the current memory context is reset or deleted */
-static const BfFilter *
-hold_in_context(BfCachedFilter *cf, MemoryContextCallback *cb)
-{
-	cb->func = release_callback;
-	cb->arg = cf;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
-	return &cf->filter;
-}
-
 /*
- * The stored filter raw (version as for bf_filter_cache_get), held until
- * the current memory context is reset or deleted.
- */
-const BfFilter *
-bf_filter_cache_use(struct varlena *raw, int64 version)
-{
-	MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
-
-	return hold_in_context(bf_filter_cache_get(raw, version), cb);
-}
-
-/*
- * As bf_filter_cache_use if the cache already holds the stored filter
- * raw; NULL (and nothing read) if not.
+ * The stored filter raw (version as for bf_filter_cache_get) if the cache
+ * already holds it, held until the current memory context is reset or
+ * deleted; NULL (and nothing read) if not.
  */
 const BfFilter *
 bf_filter_cache_use_if_cached(struct varlena *raw, int64 version)
@@ -541,7 +520,10 @@ bf_filter_cache_use_if_cached(struct varlena *raw, int64 version)
 		pfree(cb);
 		return NULL;
 	}
-	return hold_in_context(cf, cb);
+	cb->func = release_callback;
+	cb->arg = cf;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	return &cf->filter;
 }
 
 /* bf_filter_cache_stats(): this backend's cache and its counters */

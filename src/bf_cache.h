@@ -21,7 +21,6 @@ extern BfCachedFilter *bf_filter_cache_get(struct varlena *raw, int64 version);
 extern BfCachedFilter *bf_filter_cache_hold(struct varlena *vl);
 extern const BfFilter *bf_cached_filter(const BfCachedFilter *cf);
 extern void bf_filter_cache_release(BfCachedFilter *cf);
-extern const BfFilter *bf_filter_cache_use(struct varlena *raw, int64 version);
 extern const BfFilter *bf_filter_cache_use_if_cached(struct varlena *raw,
 													int64 version);
 

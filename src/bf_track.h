@@ -98,7 +98,7 @@ extern bool bf_registry_fetch(const BfExt *ext, int64 id, Oid relid,
 							  const char *colname, bool latest, RegRow *out);
 extern bool bf_registry_attnum(const BfExt *ext, int64 id, AttrNumber *attnum,
 							   Oid *typid, Oid *collid);
-extern BfFilter bf_registry_filter(RegRow *r);
+extern struct BfCachedFilter *bf_registry_filter_hold(RegRow *r, BfFilter *f);
 extern bool bf_registry_filter_cached(RegRow *r, BfFilter *f);
 extern void bf_registry_changed(const BfExt *ext);
 extern const char *bf_registry_new_value_sql(const BfExt *ext);

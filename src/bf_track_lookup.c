@@ -35,6 +35,7 @@
 #include "utils/pg_lsn.h"
 #include "utils/snapmgr.h"
 
+#include "bf_cache.h"
 #include "bf_index.h"
 #include "bf_patch.h"
 #include "bf_relcheck.h"
@@ -342,7 +343,25 @@ typedef struct LookupCall
 	bool		suboverflowed;
 	TransactionId *xip;			/* xip, then subxip */
 	RegRow		row;			/* filter_raw in fn_mcxt */
+
+	/* the row's filter, held in the backend's cache while the row is kept */
+	bool		filter_valid;
+	BfFilter	filter;
+	BfCachedFilter *held;
+	MemoryContextCallback release;
 } LookupCall;
+
+/* give back the filter held for the row (also when fn_mcxt goes away) */
+static void
+lookup_release(void *arg)
+{
+	LookupCall *c = (LookupCall *) arg;
+
+	if (c->held)
+		bf_filter_cache_release(c->held);
+	c->held = NULL;
+	c->filter_valid = false;
+}
 
 static LookupCall *
 lookup_call(FunctionCallInfo fcinfo)
@@ -352,6 +371,9 @@ lookup_call(FunctionCallInfo fcinfo)
 	if (c == NULL)
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(LookupCall));
+		c->release.func = lookup_release;
+		c->release.arg = c;
+		MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, &c->release);
 		fcinfo->flinfo->fn_extra = c;
 	}
 	return c;
@@ -477,6 +499,7 @@ probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
 		stale_error(relid, colname, "The registry holds no filter for the column.");
 
 	/* keep the probe for the rest of the statement */
+	lookup_release(c);
 	if (c->row.filter_raw)
 		pfree(c->row.filter_raw);
 	if (c->row.changes_raw)
@@ -490,6 +513,18 @@ probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
 	return &c->row;
 }
 
+/* the filter of the kept row, detoasted once for this call site */
+static const BfFilter *
+lookup_filter(LookupCall *c)
+{
+	if (!c->filter_valid)
+	{
+		c->held = bf_registry_filter_hold(&c->row, &c->filter);
+		c->filter_valid = true;
+	}
+	return &c->filter;
+}
+
 PG_FUNCTION_INFO_V1(bf_might_contain);
 Datum
 bf_might_contain(PG_FUNCTION_ARGS)
@@ -498,8 +533,7 @@ bf_might_contain(PG_FUNCTION_ARGS)
 	LookupCall *c = lookup_call(fcinfo);
 	TrackEntry *e = lookup_entry(fcinfo, ext, c);
 	Datum		value = PG_GETARG_DATUM(2);
-	RegRow	   *r;
-	BfFilter	f;
+	const BfFilter *f;
 
 	if (!c->ti_valid)
 	{
@@ -523,9 +557,9 @@ bf_might_contain(PG_FUNCTION_ARGS)
 				PG_RETURN_BOOL(true);
 		PG_RETURN_BOOL(false);
 	}
-	r = probe_registry(fcinfo, ext, c, e);
-	f = bf_registry_filter(r);
-	PG_RETURN_BOOL(bf_filter_test(&f, &c->ti, value));
+	probe_registry(fcinfo, ext, c, e);
+	f = lookup_filter(c);
+	PG_RETURN_BOOL(bf_filter_test(f, &c->ti, value));
 }
 
 PG_FUNCTION_INFO_V1(bf_tracked_filter);
@@ -561,7 +595,7 @@ bf_tracked_changes(PG_FUNCTION_ARGS)
 	RegRow	   *r;
 	bool		since_null = PG_ARGISNULL(2);
 	uint64		since = since_null ? 0 : PG_GETARG_LSN(2);
-	BfFilter	f;
+	const BfFilter *f;
 	int64		version;
 	bytea	   *patch;
 	bool		full;
@@ -576,9 +610,9 @@ bf_tracked_changes(PG_FUNCTION_ARGS)
 	if (e->use_index)
 		return bf_index_changes_of(fcinfo, e->index, since_null, (XLogRecPtr) since);
 	r = probe_registry(fcinfo, ext, c, e);
-	f = bf_registry_filter(r);
+	f = lookup_filter(c);
 	version = r->has_version ? r->version : 0;
-	patch = bf_track_patch(f.vl, r->changes_raw, version, since_null, since, &full);
+	patch = bf_track_patch(f->vl, r->changes_raw, version, since_null, since, &full);
 	return bf_changes_result(fcinfo, (uint64) version, full, patch);
 }
 

@@ -512,13 +512,24 @@ bf_registry_filter_cached(RegRow *r, BfFilter *f)
 	return true;
 }
 
-/* the filter of r, detoasted; valid until the current memory context is reset */
-BfFilter
-bf_registry_filter(RegRow *r)
+/*
+ * The filter of r, detoasted, into *f: valid as long as r->filter_raw for
+ * an in-line value, else while the caller holds the cache entry returned
+ * (bf_filter_cache_release; NULL for an in-line value).
+ */
+BfCachedFilter *
+bf_registry_filter_hold(RegRow *r, BfFilter *f)
 {
+	BfCachedFilter *cf;
+
 	if (!VARATT_IS_EXTERNAL_ONDISK(r->filter_raw))
-		return bf_fetch_any(PointerGetDatum(r->filter_raw));
-	return *bf_filter_cache_use(r->filter_raw, row_version(r));
+	{
+		*f = bf_fetch_any(PointerGetDatum(r->filter_raw));
+		return NULL;
+	}
+	cf = bf_filter_cache_get(r->filter_raw, row_version(r));
+	*f = *bf_cached_filter(cf);
+	return cf;
 }
 
 /* the error of a lookup or a change of a column that has no filter */

@@ -1,6 +1,6 @@
--- The per-backend cache of detoasted stored filters: a filter read from a
--- table once per statement is detoasted once, and never answers from bits
--- its value no longer has.
+-- The per-backend cache of detoasted filters: a filter read from a table
+-- once per statement, or a tracked filter, is detoasted once, and never
+-- answers from bits its value no longer has.
 SET client_min_messages = warning;
 
 CREATE TABLE fc_filters (id int PRIMARY KEY, f bloomfilter);
@@ -112,6 +112,41 @@ INSERT INTO fc_temp SELECT f FROM fc_filters WHERE id = 2;
 SELECT bf_contains((SELECT f FROM fc_temp), 1500);
 SELECT bf_contains((SELECT f FROM fc_temp), 1500);
 SELECT entries, hits, misses FROM fc_stats();
+
+-- tracked filters (method 'trigger') are read through the same cache: the
+-- registry row's version names the value, so a warm lookup reads nothing
+SELECT bf_filter_cache_reset();
+CREATE TABLE fc_tracked (k int);
+ALTER TABLE fc_tracked SET (autovacuum_enabled = off);
+INSERT INTO fc_tracked SELECT generate_series(1, 1000);
+SELECT bf_track('fc_tracked', 'k', 100000, 0.01, method => 'trigger');
+SELECT bf_might_contain('fc_tracked', 'k', 5);
+SELECT bf_might_contain('fc_tracked', 'k', 5000);
+SELECT bf_might_contain('fc_tracked', 'k', 999);
+SELECT * FROM fc_stats();
+-- a write gives the filter a new value: the new key is found at once
+INSERT INTO fc_tracked VALUES (5000);
+SELECT bf_might_contain('fc_tracked', 'k', 5000);
+SELECT entries, hits, misses FROM fc_stats();
+-- one bound for stored values and tracked filters alike: room for one
+-- filter, the least recently used goes
+SELECT bf_filter_cache_reset();
+SET bloomfilter.filter_cache_size = '200kB';
+SELECT bf_contains((SELECT f FROM fc_filters WHERE id = 1), 1);
+SELECT bf_might_contain('fc_tracked', 'k', 1);
+SELECT entries, misses, evictions FROM fc_stats();
+-- too small to keep any: every lookup still answers, each call site reads
+-- the filter once for its statement, nothing is kept after it
+SET bloomfilter.filter_cache_size = '100kB';
+SELECT bf_filter_cache_reset();
+SELECT bf_might_contain('fc_tracked', 'k', 1), bf_might_contain('fc_tracked', 'k', 5000),
+	   bf_might_contain('fc_tracked', 'k', 0);
+SELECT count(*) FILTER (WHERE bf_might_contain('fc_tracked', 'k', g)) AS found
+FROM generate_series(1, 1000) g;
+SELECT entries, misses, holds_bytes FROM fc_stats();
+RESET bloomfilter.filter_cache_size;
+SELECT bf_untrack('fc_tracked', 'k');
+DROP TABLE fc_tracked;
 
 RESET client_min_messages;
 DROP TABLE fc_filters, fc_temp, fc_big;
