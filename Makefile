@@ -63,6 +63,14 @@ ISOLATION = $(ISOLATION_INDEX) $(ISOLATION_TRACK)
 # regression.diffs are written under output_iso/
 ISOLATION_OPTS = --load-extension=bloomfilter --inputdir=test
 
+# TAP tests (PostgreSQL::Test::Cluster), each with clusters of its own: the
+# crash test with a streaming replica, tracked filters across pg_dump and
+# pg_restore, the upgrade from the released 1.0.  "make installcheck" runs
+# them after the suites above, "make prove_installcheck" alone; one of them:
+# make prove_installcheck PROVE_TESTS=test/t/001_crash_replica.pl
+TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
+
 PG_CPPFLAGS = -I$(srcdir)/src
 # -Wno-unused-parameter: fmgr and index AM callback signatures trip it
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter
@@ -85,4 +93,14 @@ test/unit/test_core: test/unit/test_core.c src/bloom_core.c src/bloom_core.h \
 unitcheck: test/unit/test_core
 	test/unit/test_core
 
-.PHONY: unitcheck
+# PGXS has the recipe of the TAP tests (Makefile.global's prove_installcheck,
+# which installcheck runs) but no target of that name
+ifeq ($(enable_tap_tests),yes)
+prove_installcheck:
+	$(prove_installcheck)
+else
+prove_installcheck:
+	@echo "this PostgreSQL was built without TAP support (--enable-tap-tests)" >&2; exit 1
+endif
+
+.PHONY: unitcheck prove_installcheck

@@ -30,6 +30,9 @@ fi
 PKGS="postgresql-$v postgresql-common postgresql-server-dev-$v libxxhash-dev make gcc libc6-dev"
 # tests: the reference reader, the released 1.0 for the upgrade test
 PKGS="$PKGS python3 python3-xxhash git"
+# the TAP tests (test/t): PostgreSQL::Test::Cluster, which postgresql-client-$v
+# ships, runs its programs with IPC::Run
+PKGS="$PKGS libipc-run-perl"
 # the suites the version matrix does not run (BF_DEPS_MATRIX=1 there): the
 # malformed-input and reference suites (psycopg 3), the client libraries' (the Python
 # client's pytest and venv, Go and its drivers, node and npm from wherever

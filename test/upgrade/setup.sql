@@ -1,4 +1,4 @@
--- Objects of every kind, made by the released 1.0 (test/upgrade_check.sh).
+-- Objects of every kind, made by the released 1.0 (test/t/003_upgrade.pl).
 -- "keys" holds the keys: present ones (g <= 20000) went into every filter,
 -- absent ones measure false positives, which must not change either.
 CREATE EXTENSION bloomfilter VERSION '1.0';
