@@ -9,8 +9,9 @@
  *	                       triggers, the bloomfilter index, filling from a
  *	                       table
  *	  bf_track_manage.c    bf_track, bf_untrack, bf_rebuild
- *	  bf_track_lookup.c    bf_might_contain, bf_tracked_filter, the view
- *	                       helpers
+ *	  bf_track_lookup.c    bf_might_contain, bf_tracked_filter,
+ *	                       bf_tracked_changes
+ *	  bf_track_view.c      the helpers of the bf_tracked view
  *	  bf_track_ddl.c       the DDL event trigger
  *	  bf_track_sync.c      the sync trigger of method 'trigger'
  *	  bf_track_changes.c   which chunks each write changed; change sets

@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * bf_track_lookup.c
- *	  bf_might_contain and bf_tracked_filter: the answer for a table column,
- *	  from its tracked filter or from any usable bloomfilter index on the
- *	  column; and the helpers of the bf_tracked view.
+ *	  bf_might_contain, bf_tracked_filter and bf_tracked_changes: the
+ *	  answer for a table column, from its tracked filter or from any usable
+ *	  bloomfilter index on the column.
  *
  * What a lookup of (table, column) needs beyond the value -- the column's
  * number, the registry row, the index and its leaves, the checks that the
@@ -614,70 +614,4 @@ bf_tracked_changes(PG_FUNCTION_ARGS)
 	version = r->has_version ? r->version : 0;
 	patch = bf_track_patch(f->vl, r->changes_raw, version, since_null, since, &full);
 	return bf_changes_result(fcinfo, (uint64) version, full, patch);
-}
-
-/* ---- helpers of the bf_tracked view ---- */
-
-/*
- * bf_track_index(tbl, col): the usable bloomfilter index on the column
- * (NULL if there is none).  Which indexes exist is no secret (pg_index).
- */
-PG_FUNCTION_INFO_V1(bf_track_index);
-Datum
-bf_track_index(PG_FUNCTION_ARGS)
-{
-	Oid			relid = PG_GETARG_OID(0);
-	char	   *colname = NameStr(*PG_GETARG_NAME(1));
-	AttrNumber	attnum;
-	char		relkind = get_rel_relkind(relid);
-	Oid			idx;
-
-	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
-		PG_RETURN_NULL();
-	attnum = get_attnum(relid, colname);
-	if (attnum <= 0)
-		PG_RETURN_NULL();
-	idx = bf_find_bloom_index(relid, attnum, NULL);
-	if (!OidIsValid(idx))
-		PG_RETURN_NULL();
-	PG_RETURN_OID(idx);
-}
-
-/*
- * bf_track_stats(filter): the estimated cardinality, the fill and the
- * estimated false-positive rate of a tracked filter, as bf_info computes
- * them (a growing filter's summed over its layers).
- */
-PG_FUNCTION_INFO_V1(bf_track_stats);
-Datum
-bf_track_stats(PG_FUNCTION_ARGS)
-{
-	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
-	double		nbits = (double) f.hdr.nblocks * BLOOM_BLOCK_BITS;
-	uint64		bits_set;
-	double		fpr;
-	TupleDesc	tupdesc;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	if (f.hdr.family == BF_FAMILY_GROWING)
-	{
-		BfGrowSummary sum = bf_grow_summary(&f);
-
-		values[0] = Float8GetDatum(sum.cardinality);
-		values[1] = Float8GetDatum((double) sum.bits_set / (double) sum.nbits);
-		values[2] = Float8GetDatum(sum.fpr);
-	}
-	else
-	{
-		fpr = bloom_fill_fpr(BF_BITS(f.vl), f.hdr.nblocks, f.hdr.nhashes, &bits_set);
-		values[0] = Float8GetDatum(bloom_estimate_cardinality(bits_set, f.hdr.nblocks,
-															  f.hdr.nhashes));
-		values[1] = Float8GetDatum((double) bits_set / nbits);
-		values[2] = Float8GetDatum(fpr);
-	}
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
-													  values, nulls)));
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The version matrix: builds the extension (no compiler warning allowed) and
-# runs the unit, layout, pg_regress, isolation and crash suites on the PostgreSQL
-# of other Debian releases, each in a minimal Debian root (test/lib/debroot.sh:
-# cached under /var/cache/bloomfilter-test, a throwaway overlay per run).
+# runs the unit, layout, pg_regress, isolation and TAP (dump/restore, crash,
+# upgrade) suites on the PostgreSQL of other Debian releases, each in a
+# minimal Debian root (test/lib/debroot.sh: cached under
+# /var/cache/bloomfilter-test, a throwaway overlay per run).
 #
 #   bash test/matrix.sh               trixie (PostgreSQL 17) and sid (18)
 #   bash test/matrix.sh sid           one Debian suite
@@ -27,7 +28,7 @@ for suite in ${*:-trixie sid}; do
 		# with network; then the suites without (test/lib/debroot.sh), and
 		# without LLVM bitcode, which only JIT inlining uses (half the build)
 		debroot_run_in "$DEBROOT" "cd /src && bash test/install-deps.sh" BF_NESTED=1 BF_DEPS_MATRIX=1 &&
-			debroot_run_isolated "$DEBROOT" "cd /src && bash test/run-all.sh unit layout regress crash" \
+			debroot_run_isolated "$DEBROOT" "cd /src && bash test/run-all.sh unit layout regress dump_restore crash upgrade" \
 				BF_NESTED=1 BF_DEPS_MATRIX=1 BF_MAKE_ARGS=with_llvm=no
 		r=$?
 	else

@@ -1,0 +1,78 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_track_view.c
+ *	  The helpers of the bf_tracked view: the index that serves a column,
+ *	  and a tracked filter's estimates (the core's, as bf_info's).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bf_track.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
+#include "funcapi.h"
+#include "utils/lsyscache.h"
+
+/*
+ * bf_track_index(tbl, col): the usable bloomfilter index on the column
+ * (NULL if there is none).  Which indexes exist is no secret (pg_index).
+ */
+PG_FUNCTION_INFO_V1(bf_track_index);
+Datum
+bf_track_index(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char	   *colname = NameStr(*PG_GETARG_NAME(1));
+	AttrNumber	attnum;
+	char		relkind = get_rel_relkind(relid);
+	Oid			idx;
+
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+		PG_RETURN_NULL();
+	attnum = get_attnum(relid, colname);
+	if (attnum <= 0)
+		PG_RETURN_NULL();
+	idx = bf_find_bloom_index(relid, attnum, NULL);
+	if (!OidIsValid(idx))
+		PG_RETURN_NULL();
+	PG_RETURN_OID(idx);
+}
+
+/*
+ * bf_track_stats(filter): the estimated cardinality, the fill and the
+ * estimated false-positive rate of a tracked filter, as bf_info computes
+ * them (a growing filter's summed over its layers).
+ */
+PG_FUNCTION_INFO_V1(bf_track_stats);
+Datum
+bf_track_stats(PG_FUNCTION_ARGS)
+{
+	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
+	double		nbits = (double) f.hdr.nblocks * BLOOM_BLOCK_BITS;
+	uint64		bits_set;
+	double		fpr;
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (f.hdr.family == BF_FAMILY_GROWING)
+	{
+		BfGrowSummary sum = bf_grow_summary(&f);
+
+		values[0] = Float8GetDatum(sum.cardinality);
+		values[1] = Float8GetDatum((double) sum.bits_set / (double) sum.nbits);
+		values[2] = Float8GetDatum(sum.fpr);
+	}
+	else
+	{
+		fpr = bloom_fill_fpr(BF_BITS(f.vl), f.hdr.nblocks, f.hdr.nhashes, &bits_set);
+		values[0] = Float8GetDatum(bloom_estimate_cardinality(bits_set, f.hdr.nblocks,
+															  f.hdr.nhashes));
+		values[1] = Float8GetDatum((double) bits_set / nbits);
+		values[2] = Float8GetDatum(fpr);
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+													  values, nulls)));
+}
