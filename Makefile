@@ -13,7 +13,7 @@ OBJS_COMMON = src/bloomfilter.o src/bf_relcheck.o src/bf_patch.o src/bf_trigger.
 # aggregates, and the cache of detoasted filters
 OBJS_VALUE = src/bloom_core.o src/bloom_text.o src/bf_hash.o src/bf_value.o \
 	src/bf_value_filter.o src/bf_value_text.o src/bf_value_io.o src/bf_value_funcs.o \
-	src/bf_value_ops.o src/bf_value_agg.o src/bf_cache.o
+	src/bf_value_ops.o src/bf_value_agg.o src/bf_value_agg_auto.o src/bf_cache.o
 
 # sliding-window and growing filters
 OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \

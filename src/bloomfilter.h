@@ -13,7 +13,8 @@
  *	  bf_value_io.c       the type's input/output functions and casts
  *	  bf_value_funcs.c    SQL constructors, bf_add, bf_contains, ...
  *	  bf_value_ops.c      set algebra, equality, estimates
- *	  bf_value_agg.c      the aggregates
+ *	  bf_value_agg.c      the aggregates whose state is a filter
+ *	  bf_value_agg_auto.c the auto-sized bf_agg
  *
  *	  Growing values: bf_grow.h; the cache of detoasted filters: bf_cache.h;
  *	  sliding windows: bf_window.h; the index access method: bf_index.h;
@@ -219,7 +220,11 @@ extern void bf_combine(BloomHeader *dst, uint8 *dstbits,
 					   bool intersect);
 extern void bf_finish_combined(BloomHeader *hdr, uint8 *payload, bool intersect);
 
-/* bf_value_agg.c */
+/* bf_value_agg.c: what both kinds of aggregate state use */
+extern MemoryContext bf_agg_context(FunctionCallInfo fcinfo, const char *fname);
+extern BfTypeInfo *bf_agg_typeinfo(FunctionCallInfo fcinfo);
+
+/* bf_value_agg_auto.c */
 extern void bf_agg_define_gucs(void);
 
 #endif							/* BLOOMFILTER_H */
