@@ -1,4 +1,4 @@
-# bench/scenarios/10-core.sh -- lookups against a stored filter (issue 1)
+# bench/scenarios/10-core.sh -- lookups against a stored filter
 #
 # A filter stored in a table and handed to bf_contains through a scalar
 # subquery reaches every call as the same TOAST pointer; the extension must

@@ -1,4 +1,4 @@
-# bench/scenarios/40-tracking.sh -- tracked filters, method 'trigger' (issue 4)
+# bench/scenarios/40-tracking.sh -- tracked filters, method 'trigger'
 #
 # Rows:
 #   1. bf_might_contain per call, 10 M-capacity / 10 k-capacity filter (<= 1.3)

@@ -1,11 +1,10 @@
-# bench/scenarios/50-index.sh -- the bloomfilter index access method (issue 5)
+# bench/scenarios/50-index.sh -- the bloomfilter index access method
 #
 # Rows:
 #   1. single-row INSERT throughput (pgbench, 1 and 8 clients) with a
 #      bloomfilter index / without any index, and / with a btree on the same
 #      column (target: the bloomfilter index costs less than a btree)
 #   2. 8-client INSERT throughput, index method / trigger method
-#      (the trigger method is issue 4, not in this tree)
 #   3. WAL bytes per single-row insert attributable to the filter (target
 #      < 200), steady state, and with the full-page images after a checkpoint
 #   4. bf_index_contains per call, 10 M-key index / 10 k-key index (target

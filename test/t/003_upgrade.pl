@@ -1,16 +1,17 @@
-# The upgrade test: builds the released 1.0 (from git history), makes values
-# of several families, tracked tables of both methods and single- and
-# multi-column indexes with it (test/upgrade/setup.sql), then installs the
-# current library and walks the chain of update scripts
-# (sql/bloomfilter--A--B.sql) one ALTER EXTENSION ... UPDATE TO at a time.  At
-# every stage (1.0, the current library under the 1.0 catalog, each version
-# of the chain):
+# The upgrade test, from each released version that builds on this server
+# (1.0 predates PostgreSQL 16's varatt.h and builds on 15 only): builds the
+# release from git history, makes values of several families, tracked
+# tables of both methods and single- and multi-column indexes with it
+# (test/upgrade/setup.sql), then installs the current library and walks the
+# chain of update scripts (sql/bloomfilter--A--B.sql) one ALTER EXTENSION
+# ... UPDATE TO at a time.  At every stage (the release, the current library
+# under the release's catalog, each version of the chain):
 #
 #   - every C function of the catalog resolves in the installed library;
-#   - test/upgrade/answers.sql gives the 1.0 library's answers (no false
-#     negative, the same false positives, the same bytes);
-#   - test/upgrade/writes.sql (writes into 1.0's objects, rebuilds, new
-#     objects) finds no missing key.
+#   - test/upgrade/answers.sql gives the released library's answers (no
+#     false negative, the same false positives, the same bytes);
+#   - test/upgrade/writes.sql (writes into the release's objects, rebuilds,
+#     new objects) finds no missing key.
 #
 # Finally a database updated along the chain has the same extension catalog
 # as a fresh CREATE EXTENSION (pg_dump --binary-upgrade --schema-only, which
@@ -21,8 +22,8 @@
 # the test runs unprivileged, and the installed extension everyone else uses
 # is never replaced by 1.0.  The copy starts with the installed extension,
 # which must be this checkout's ("make install" first, as for installcheck);
-# it is put back after 1.0.  Skipped when the released 1.0 is not in the
-# checkout's history (a tarball, a shallow clone).
+# it is put back after each release.  Skipped when the releases are not in
+# the checkout's history (a tarball, a shallow clone).
 use strict;
 use warnings FATAL => 'all';
 
@@ -36,18 +37,24 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $released_1_0 = '632cb821b28578709105d0cd9558970269596a5f';
+# the releases: version, commit, the newest PostgreSQL major it builds on
+my @releases = (
+	[ '1.0', '632cb821b28578709105d0cd9558970269596a5f', 15 ],
+	[ '1.1', 'e63f92210bc57d94443d7e558d8b39e4474a5557', 99 ]);
 # prove runs in the top directory of the checkout
 my $src = getcwd();
 
-my $in_history = eval {
-	IPC::Run::run([ 'git', '-C', $src, 'cat-file', '-e', "$released_1_0^{commit}" ],
-		'>', '/dev/null', '2>', '/dev/null');
-};
-plan skip_all => "needs git and the released 1.0 (commit $released_1_0) in "
-  . "the history of $src: a full clone, not a tarball or a shallow clone "
-  . "(git fetch --unshallow)"
-  unless $in_history;
+for my $r (@releases)
+{
+	my $in_history = eval {
+		IPC::Run::run([ 'git', '-C', $src, 'cat-file', '-e', "$r->[1]^{commit}" ],
+			'>', '/dev/null', '2>', '/dev/null');
+	};
+	plan skip_all => "needs git and the released $r->[0] (commit $r->[1]) in "
+	  . "the history of $src: a full clone, not a tarball or a shallow clone "
+	  . "(git fetch --unshallow)"
+	  unless $in_history;
+}
 
 # the builds of 1.0 are make processes of their own, not part of the make
 # that runs this test (its flags, jobserver and command-line variables)
@@ -78,22 +85,28 @@ sub same_text
 	return 0;
 }
 
-# the chain of versions from 1.0, following the update scripts
-my @chain = ('1.0');
-while (1)
-{
-	my $from = $chain[-1];
-	my @next =
-	  map { basename($_) =~ /^bloomfilter--\Q$from\E--(.+)\.sql$/ ? $1 : () }
-	  glob("$src/sql/bloomfilter--$from--*.sql");
-	last unless @next;
-	is(scalar(@next), 1, "one update script from $from")
-	  or BAIL_OUT("several updates from $from: @next");
-	push @chain, $next[0];
-}
 my $default = default_version("$src/bloomfilter.control");
-is($chain[-1], $default,
-	"the chain of update scripts (@chain) ends at default_version");
+
+# the chain of versions from $from, following the update scripts
+sub update_chain
+{
+	my ($from) = @_;
+	my @chain = ($from);
+	while (1)
+	{
+		my $v = $chain[-1];
+		my @next =
+		  map { basename($_) =~ /^bloomfilter--\Q$v\E--(.+)\.sql$/ ? $1 : () }
+		  glob("$src/sql/bloomfilter--$v--*.sql");
+		last unless @next;
+		is(scalar(@next), 1, "one update script from $v")
+		  or BAIL_OUT("several updates from $v: @next");
+		push @chain, $next[0];
+	}
+	is($chain[-1], $default,
+		"the chain of update scripts (@chain) ends at default_version");
+	return @chain;
+}
 
 # a private copy of the installation: each directory at its own path under
 # $root, so that the copied binaries find the copied files
@@ -127,39 +140,6 @@ sub install_current
 	return;
 }
 
-# the released 1.0, built from git history (without LLVM bitcode: only the
-# library is needed, and it halves the build; the current library's bitcode
-# stays, so the servers run without JIT)
-my $old = "$tmp/bloomfilter-1.0";
-mkdir $old;
-IPC::Run::run([ 'git', '-C', $src, 'archive', $released_1_0 ],
-	'|', [ 'tar', '-C', $old, '-xf', '-' ])
-  or BAIL_OUT('git archive of the released 1.0 failed');
-ok(IPC::Run::run([ 'make', '-C', $old, 'with_llvm=no' ], '>&', "$tmp/build-1.0.log"),
-	'the released 1.0 builds')
-  or BAIL_OUT('1.0 does not build: ' . slurp_file("$tmp/build-1.0.log"));
-ok( IPC::Run::run(
-		[ 'make', '-C', $old, 'with_llvm=no', 'install', "DESTDIR=$root" ],
-		'>&', "$tmp/install-1.0.log"),
-	'the released 1.0 installs into the private installation')
-  or BAIL_OUT('1.0 does not install: ' . slurp_file("$tmp/install-1.0.log"));
-is(compare("$root$dir{pkglibdir}/bloomfilter.so", "$tmp/current/bloomfilter.so"),
-	1, "1.0's library replaced the current one");
-
-my $node = PostgreSQL::Test::Cluster->new('upgrade',
-	install_path => dirname("$root$dir{bindir}"));
-$node->init;
-$node->append_conf('postgresql.conf',
-	"jit = off\nclient_min_messages = warning");
-$node->start;
-is($node->safe_psql('postgres', "SELECT setting FROM pg_config WHERE name = 'PKGLIBDIR'"),
-	"$root$dir{pkglibdir}", 'the server loads its libraries from the private installation');
-
-$node->safe_psql('postgres', "CREATE DATABASE $_")
-  for qw(bf_upgrade bf_upgrade_bare bf_upgrade_fresh);
-$node->safe_psql('bf_upgrade', source_file('test/upgrade/setup.sql'));
-$node->safe_psql('bf_upgrade_bare', "CREATE EXTENSION bloomfilter VERSION '1.0'");
-
 # every C function of the catalog has its symbol in the installed library
 my $symbols = q{
 DO $$
@@ -188,9 +168,6 @@ $$;
 };
 my $answers_sql = source_file('test/upgrade/answers.sql');
 my $writes_sql = source_file('test/upgrade/writes.sql');
-my $stage = 0;
-my ($answers_1_0, $writes_1_0);
-
 # the lines of answers.sql's output whose first field is one of @labels
 sub rows
 {
@@ -199,63 +176,9 @@ sub rows
 	return grep { $want{ $_->[0] } } map { [ split /\|/ ] } split /\n/, $answers;
 }
 
-sub check_stage
-{
-	my ($name) = @_;
-	$stage++;
-	my ($ret, undef, $stderr) = $node->psql('bf_upgrade', $symbols);
-	is($ret, 0, "$name: every C function of the catalog resolves in the library")
-	  or diag($stderr);
-	my $answers = $node->safe_psql('bf_upgrade', $answers_sql);
-	my $writes = $node->safe_psql('bf_upgrade', $writes_sql,
-		extra_params => [ '-v', "stage=s$stage" ]);
-	if ($stage == 1)
-	{
-		note $answers;
-		$answers_1_0 = $answers;
-		$writes_1_0 = $writes;
-		is( (grep { $_->[2] ne '0' } rows($answers, 'value', 'tracked')),
-			0, '1.0: no false negative in the values and tracked filters');
-		is((grep { $_->[1] ne '0' || $_->[3] ne '0' } rows($answers, 'index')),
-			0, '1.0: no false negative in the indexes');
-		is( (grep { grep { $_ ne 't' } @$_[ 1 .. $#$_ ] }
-			  rows($answers, 'value rebuilt', 'tracked late rows')),
-			0, '1.0: rebuilt values equal, late rows found');
-		is(join(' ', map { $_->[1] } rows($answers, 'index scan')),
-			'3 1', '1.0: the index scans find their rows');
-	}
-	else
-	{
-		same_text($answers, $answers_1_0,
-			"$name: the answers of the 1.0 library");
-		same_text($writes, $writes_1_0,
-			"$name: writes give what they gave under 1.0");
-	}
-	my @missing = grep { /^(written|rebuilt|new objects), misses/ && !/(\|0)+$/ }
-	  split /\n/, $writes;
-	is(scalar(@missing), 0, "$name: no key written is missing")
-	  or diag($writes);
-	return;
-}
-
-check_stage('1.0');
-install_current();
-check_stage('current library, 1.0 catalog');
-for my $v (@chain[ 1 .. $#chain ])
-{
-	$node->safe_psql($_, "ALTER EXTENSION bloomfilter UPDATE TO '$v'")
-	  for qw(bf_upgrade bf_upgrade_bare);
-	check_stage("updated to $v");
-}
-
-# an updated catalog is a fresh one: the extension's members as pg_dump
-# --binary-upgrade lists them, without what differs between any two
-# databases (OIDs, transaction ids, pg_dump's random \restrict key)
-$node->safe_psql('bf_upgrade_fresh', 'CREATE EXTENSION bloomfilter');
-
 sub catalog
 {
-	my ($db) = @_;
+	my ($node, $db) = @_;
 	IPC::Run::run(
 		[
 			$node->installed_command('pg_dump'), '--binary-upgrade',
@@ -275,10 +198,122 @@ sub catalog
 	}
 	return join("\n", @lines);
 }
-my $fresh = catalog('bf_upgrade_fresh');
-my $members = () = $fresh =~ /ALTER EXTENSION bloomfilter ADD/g;
-cmp_ok($members, '>', 50, 'the dump lists the members of the extension');
-same_text(catalog('bf_upgrade_bare'), $fresh,
-	"the catalog updated along @chain is a fresh install's");
+
+# The walk from released version $from (commit $commit): the release is
+# built from git history (without LLVM bitcode: only the library is needed,
+# and it halves the build; the current library's bitcode stays, so the
+# servers run without JIT) into the private installation, a cluster of its
+# own makes objects with it, then the current library takes over.
+sub walk_from
+{
+	my ($from, $commit) = @_;
+	my @chain = update_chain($from);
+	my $old = "$tmp/bloomfilter-$from";
+	mkdir $old;
+	IPC::Run::run([ 'git', '-C', $src, 'archive', $commit ],
+		'|', [ 'tar', '-C', $old, '-xf', '-' ])
+	  or BAIL_OUT("git archive of the released $from failed");
+	ok( IPC::Run::run([ 'make', '-C', $old, 'with_llvm=no' ],
+			'>&', "$tmp/build-$from.log"),
+		"the released $from builds")
+	  or BAIL_OUT("$from does not build: " . slurp_file("$tmp/build-$from.log"));
+	ok( IPC::Run::run(
+			[ 'make', '-C', $old, 'with_llvm=no', 'install', "DESTDIR=$root" ],
+			'>&', "$tmp/install-$from.log"),
+		"the released $from installs into the private installation")
+	  or BAIL_OUT("$from does not install: " . slurp_file("$tmp/install-$from.log"));
+	is(compare("$root$dir{pkglibdir}/bloomfilter.so", "$tmp/current/bloomfilter.so"),
+		1, "the library of $from replaced the current one");
+
+	my $node = PostgreSQL::Test::Cluster->new("upgrade_from_$from",
+			install_path => dirname("$root$dir{bindir}"));
+	$node->init;
+	$node->append_conf('postgresql.conf',
+		"jit = off\nclient_min_messages = warning");
+	$node->start;
+	is($node->safe_psql('postgres', "SELECT setting FROM pg_config WHERE name = 'PKGLIBDIR'"),
+		"$root$dir{pkglibdir}", 'the server loads its libraries from the private installation');
+
+	$node->safe_psql('postgres', "CREATE DATABASE $_")
+	  for qw(bf_upgrade bf_upgrade_bare bf_upgrade_fresh);
+	$node->safe_psql('bf_upgrade', source_file('test/upgrade/setup.sql'));
+	$node->safe_psql('bf_upgrade_bare', "CREATE EXTENSION bloomfilter VERSION '$from'");
+
+	my $stage = 0;
+	my ($answers_0, $writes_0);
+
+	my $check_stage = sub {
+		my ($name) = @_;
+		$stage++;
+		my ($ret, undef, $stderr) = $node->psql('bf_upgrade', $symbols);
+		is($ret, 0, "$name: every C function of the catalog resolves in the library")
+		  or diag($stderr);
+		my $answers = $node->safe_psql('bf_upgrade', $answers_sql);
+		my $writes = $node->safe_psql('bf_upgrade', $writes_sql,
+			extra_params => [ '-v', "stage=s$stage" ]);
+		if ($stage == 1)
+		{
+			note $answers;
+			$answers_0 = $answers;
+			$writes_0 = $writes;
+			is( (grep { $_->[2] ne '0' } rows($answers, 'value', 'tracked')),
+				0, "$from: no false negative in the values and tracked filters");
+			is((grep { $_->[1] ne '0' || $_->[3] ne '0' } rows($answers, 'index')),
+				0, "$from: no false negative in the indexes");
+			is( (grep { grep { $_ ne 't' } @$_[ 1 .. $#$_ ] }
+				  rows($answers, 'value rebuilt', 'tracked late rows')),
+				0, "$from: rebuilt values equal, late rows found");
+			is(join(' ', map { $_->[1] } rows($answers, 'index scan')),
+				'3 1', "$from: the index scans find their rows");
+		}
+		else
+		{
+			same_text($answers, $answers_0,
+				"$name: the answers of the $from library");
+			same_text($writes, $writes_0,
+				"$name: writes give what they gave under $from");
+		}
+		my @missing = grep { /^(written|rebuilt|new objects), misses/ && !/(\|0)+$/ }
+		  split /\n/, $writes;
+		is(scalar(@missing), 0, "$name: no key written is missing")
+		  or diag($writes);
+		return;
+	};
+
+	$check_stage->($from);
+	install_current();
+	$check_stage->("current library, $from catalog");
+	for my $v (@chain[ 1 .. $#chain ])
+	{
+		$node->safe_psql($_, "ALTER EXTENSION bloomfilter UPDATE TO '$v'")
+		  for qw(bf_upgrade bf_upgrade_bare);
+		$check_stage->("updated to $v");
+	}
+
+	# an updated catalog is a fresh one: the extension's members as pg_dump
+	# --binary-upgrade lists them, without what differs between any two
+	# databases (OIDs, transaction ids, pg_dump's random \restrict key)
+	$node->safe_psql('bf_upgrade_fresh', 'CREATE EXTENSION bloomfilter');
+
+	my $fresh = catalog($node, 'bf_upgrade_fresh');
+	my $members = () = $fresh =~ /ALTER EXTENSION bloomfilter ADD/g;
+	cmp_ok($members, '>', 50, 'the dump lists the members of the extension');
+	same_text(catalog($node, 'bf_upgrade_bare'), $fresh,
+		"the catalog updated along @chain is a fresh install's");
+	$node->stop;
+	return;
+}
+
+my ($node_major) = pg_config('version') =~ /(\d+)/;
+for my $r (@releases)
+{
+	my ($from, $commit, $newest) = @$r;
+	if ($node_major > $newest)
+	{
+		note("the released $from does not build on PostgreSQL $node_major: not walked from");
+		next;
+	}
+	walk_from($from, $commit);
+}
 
 done_testing();
