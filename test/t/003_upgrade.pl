@@ -134,9 +134,17 @@ my @current = ("$root$dir{pkglibdir}/bloomfilter.so", glob("$extdir/bloomfilter*
 mkdir "$tmp/current";
 copy($_, "$tmp/current/" . basename($_)) or die "$_: $!" for @current;
 
+# Each file is written beside its place and renamed over it, as install(1)
+# does: a backend still exiting with the old library mapped keeps its
+# inode (overwriting the mapped file in place kills it with SIGBUS).
 sub install_current
 {
-	copy("$tmp/current/" . basename($_), $_) or die "$_: $!" for @current;
+	for my $f (@current)
+	{
+		copy("$tmp/current/" . basename($f), "$f.new") or die "$f.new: $!";
+		chmod((stat("$tmp/current/" . basename($f)))[2] & 07777, "$f.new");
+		rename("$f.new", $f) or die "$f: $!";
+	}
 	return;
 }
 
