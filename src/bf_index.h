@@ -16,8 +16,10 @@
  *	  bf_index_scan.c     the planner's cost and the bitmap scan
  *	  bf_index_vacuum.c   VACUUM
  *	  bf_index_access.c   opening an index for lookups, who may read it
+ *	  bf_index_lookup.c   probing an index for a key
  *	  bf_index_funcs.c    bf_index_contains, bf_index_filter, bf_index_info
  *	  bf_index_changes.c  bf_index_changes
+ *	  bf_index_dist.c     lookups in the index of a Citus-distributed table
  *
  * Block 0 is the metapage.  Blocks 1.. are data pages, each holding
  * BF_BLOCKS_PER_PAGE whole 512-bit filter blocks from byte
@@ -236,19 +238,6 @@ extern bool bf_index_readable(Relation index, Oid userid, Oid relid,
 extern void bf_index_check_access(Relation index);
 extern void bf_index_check_access_oid(Oid indexoid);
 
-/* bf_index_funcs.c: the lookups, also for bf_might_contain (tracked filters) */
-extern bool bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value);
-extern Relation bf_index_open_checked(Oid indexoid, BfIndexState *st,
-									  const char *what);
-extern void bf_index_growing_header(const BfIndexLayers *layers, uint8 *dst);
-extern void bf_index_value_header(const BfIndexMeta *meta, uint64 ones,
-								  uint8 *dst);
-extern struct varlena *bf_index_value(Oid indexoid, const char *what);
-
-/* bf_index_changes.c */
-extern Datum bf_index_changes_of(FunctionCallInfo fcinfo, Oid indexoid,
-								 bool since_null, XLogRecPtr since);
-
 /*
  * A caller's state for repeated lookups (bf_index_might_contain_cached):
  * zero it once; keep it, and the memory context given, across calls.
@@ -266,8 +255,33 @@ typedef struct BfIndexLookup
 	Buffer	   *recent;
 } BfIndexLookup;
 
+/* bf_index_lookup.c */
+extern Relation bf_lookup_open(BfIndexLookup *lk, Oid indexoid, MemoryContext mcxt,
+							   const char *what);
+extern bool bf_probe(Relation index, List *leaves, BfTypeInfo *ti, Datum value,
+					 BfIndexLookup *lk, MemoryContext mcxt);
+extern bool bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value);
 extern bool bf_index_might_contain_cached(BfIndexLookup *lk, Oid indexoid,
 										  BfTypeInfo *ti, Datum value,
 										  MemoryContext mcxt, const char *what);
+
+
+/* bf_index_funcs.c: the SQL-callable functions reading an index */
+extern Relation bf_index_open_checked(Oid indexoid, BfIndexState *st,
+									  const char *what);
+extern void bf_index_growing_header(const BfIndexLayers *layers, uint8 *dst);
+extern void bf_index_value_header(const BfIndexMeta *meta, uint64 ones,
+								  uint8 *dst);
+extern struct varlena *bf_index_value(Oid indexoid, const char *what);
+
+/* bf_index_dist.c: lookups in the index of a Citus-distributed table */
+extern bool bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype,
+								  Datum value, const char *nsp);
+extern bool bf_dist_index_contains(FunctionCallInfo fcinfo, Oid indexoid,
+								   Oid keytype, Datum value, bool *found);
+
+/* bf_index_changes.c */
+extern Datum bf_index_changes_of(FunctionCallInfo fcinfo, Oid indexoid,
+								 bool since_null, XLogRecPtr since);
 
 #endif							/* BF_INDEX_H */

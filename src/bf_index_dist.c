@@ -1,0 +1,372 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_index_dist.c
+ *	  Lookups in the bloomfilter index of a table distributed by Citus,
+ *	  whose rows (and index entries) live in shards on other nodes.
+ *
+ * The coordinator asks every shard at once with one statement that Citus
+ * plans and runs like any other query on the table:
+ *
+ *   SELECT 1 FROM tbl
+ *   WHERE bf_shard_might_contain(tableoid, '{col}', $1) [AND distcol = $1]
+ *   LIMIT 1
+ *
+ * Citus sends each shard its own copy, "FROM tbl_<shardid>" with LIMIT 1,
+ * over the connections of the current transaction, so a lookup sees the
+ * transaction's own writes as a local one does.  On the shard's node the
+ * support function of bf_shard_might_contain replaces "tableoid" by the
+ * shard's OID while the query is planned: the condition then reads no
+ * column, so PostgreSQL tests it once, before the scan (a one-time filter),
+ * and the scan stops at its first row.  A shard answers "maybe" by a row:
+ * its index may hold the key and the shard has a row the statement can
+ * see.  A shard without rows has no key either way.  When the key is the
+ * distribution column's, "distcol = $1" lets Citus send the statement to
+ * the one shard that can hold it, where the scan looks for the key itself.
+ *
+ * The statement names the index by its key columns: each shard's index is
+ * found among the shard's own indexes (Citus gives it a name of its own).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bf_index.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "catalog/pg_operator.h"
+#include "catalog/index.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "storage/lmgr.h"
+#include "parser/parsetree.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+#include "bf_relcheck.h"
+
+/* ---- on the shard's node ---- */
+
+/*
+ * The usable bloomfilter index of shard whose key columns are exactly the
+ * names in cols, in order (no expression, no predicate: such an index
+ * holds every row's key).
+ */
+static Oid
+shard_index(Relation shard, Datum *cols, int ncols)
+{
+	List	   *indexes = RelationGetIndexList(shard);
+	ListCell   *lc;
+	Oid			found = InvalidOid;
+
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+		Form_pg_index ix = index->rd_index;
+		bool		match = bf_is_bloomfilter_index(index) &&
+			ix->indnkeyatts == ncols &&
+			heap_attisnull(index->rd_indextuple, Anum_pg_index_indexprs, NULL) &&
+			heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL);
+
+		for (int i = 0; match && i < ncols; i++)
+		{
+			AttrNumber	attnum = ix->indkey.values[i];
+
+			match = attnum > 0 &&
+				namestrcmp(&TupleDescAttr(RelationGetDescr(shard), attnum - 1)->attname,
+						   NameStr(*DatumGetName(cols[i]))) == 0;
+		}
+		index_close(index, AccessShareLock);
+		if (match)
+		{
+			found = lfirst_oid(lc);
+			break;
+		}
+	}
+	list_free(indexes);
+	return found;
+}
+
+/*
+ * bf_shard_might_contain(rel, cols, value): may the bloomfilter index of
+ * table rel on columns cols hold value?  For the shards of a distributed
+ * table, named by "tableoid" in a statement the coordinator sends (see
+ * above); for any other table it answers as bf_index_contains on that
+ * index, with the same rights needed (SELECT on the columns, no row-level
+ * security in the way).
+ */
+PG_FUNCTION_INFO_V1(bf_shard_might_contain);
+Datum
+bf_shard_might_contain(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ArrayType  *colarr = PG_GETARG_ARRAYTYPE_P(1);
+	Datum		value = PG_GETARG_DATUM(2);
+	BfTypeCache *tc = (BfTypeCache *) fcinfo->flinfo->fn_extra;
+	Relation	rel;
+	Relation	index;
+	Datum	   *cols;
+	bool	   *colnulls;
+	int			ncols;
+	Oid			indexoid;
+	bool		found;
+
+	if (tc == NULL)
+		fcinfo->flinfo->fn_extra = tc =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfTypeCache));
+	deconstruct_array(colarr, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
+					  &cols, &colnulls, &ncols);
+	for (int i = 0; i < ncols; i++)
+		if (colnulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("bf_shard_might_contain: the column names must not be null")));
+	if (bf_rel_is_distributed(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("bf_shard_might_contain: \"%s\" is a distributed table, not one of its shards",
+						get_rel_name(relid)),
+				 errhint("Call bf_index_contains or bf_might_contain on the coordinator.")));
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	indexoid = shard_index(rel, cols, ncols);
+	if (!OidIsValid(indexoid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" has no usable bloomfilter index on the columns asked for",
+						RelationGetRelationName(rel)),
+				 errdetail("Its bloomfilter index may be missing, invalid, or on other columns or expressions."),
+				 errhint("Create the index on the distributed table, or REINDEX it.")));
+	relation_close(rel, NoLock);
+	index = bf_index_open(indexoid, false, "bf_shard_might_contain");
+	bf_index_check_access(index);
+	index_close(index, NoLock);
+	found = bf_index_might_contain(indexoid,
+								   bf_typecache_lookup(tc, fcinfo, 2, false), value);
+	PG_RETURN_BOOL(found);
+}
+
+/*
+ * The planner support function of bf_shard_might_contain: in a statement
+ * on a shard (a table Citus does not list as distributed), the first
+ * argument "tableoid" of that table becomes the table's OID, so that the
+ * call reads no column and is tested once per statement.  On the
+ * coordinator the table is the distributed one and the call stays as it
+ * is: Citus sends it to the shards.
+ */
+PG_FUNCTION_INFO_V1(bf_shard_might_contain_support);
+Datum
+bf_shard_might_contain_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+	SupportRequestSimplify *req;
+	FuncExpr   *fexpr;
+	Var		   *var;
+	RangeTblEntry *rte;
+	FuncExpr   *copy;
+
+	if (!IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(NULL);
+	req = (SupportRequestSimplify *) rawreq;
+	fexpr = req->fcall;
+	if (req->root == NULL || req->root->parse == NULL || list_length(fexpr->args) != 3 ||
+		!IsA(linitial(fexpr->args), Var))
+		PG_RETURN_POINTER(NULL);
+	var = (Var *) linitial(fexpr->args);
+	if (var->varattno != TableOidAttributeNumber || var->varlevelsup != 0 ||
+		var->varno < 1 || var->varno > list_length(req->root->parse->rtable))
+		PG_RETURN_POINTER(NULL);
+	rte = rt_fetch(var->varno, req->root->parse->rtable);
+	if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION ||
+		bf_rel_is_distributed(rte->relid))
+		PG_RETURN_POINTER(NULL);
+	copy = copyObject(fexpr);
+	linitial(copy->args) = makeConst(OIDOID, -1, InvalidOid, sizeof(Oid),
+									 ObjectIdGetDatum(rte->relid), false, true);
+	PG_RETURN_POINTER(copy);
+}
+
+/* ---- on the coordinator ---- */
+
+/*
+ * The distribution column of distributed table relid, or NULL (a reference
+ * table or a Citus local table has none).
+ */
+static char *
+distribution_column(Oid relid)
+{
+	Oid			types[1] = {REGCLASSOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	char	   *col = NULL;
+
+	if (SPI_execute_with_args("SELECT pg_catalog.column_to_column_name(logicalrelid, partkey) "
+							  "FROM pg_catalog.pg_dist_partition "
+							  "WHERE logicalrelid = $1 AND partkey IS NOT NULL",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the distribution column of relation %u", relid);
+	if (SPI_processed > 0)
+		col = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	return col;
+}
+
+/* the equality operator of keytype, qualified, or NULL */
+static char *
+equality_operator(Oid keytype, Oid coltype)
+{
+	TypeCacheEntry *tce;
+	HeapTuple	tup;
+	char	   *op;
+
+	if (keytype != coltype)
+		return NULL;
+	tce = lookup_type_cache(keytype, TYPECACHE_EQ_OPR);
+	if (!OidIsValid(tce->eq_opr))
+		return NULL;
+	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(tce->eq_opr));
+	if (!HeapTupleIsValid(tup))
+		return NULL;
+	op = psprintf("OPERATOR(%s.%s)",
+				  quote_identifier(get_namespace_name(((Form_pg_operator) GETSTRUCT(tup))->oprnamespace)),
+				  NameStr(((Form_pg_operator) GETSTRUCT(tup))->oprname));
+	ReleaseSysCache(tup);
+	return op;
+}
+
+/*
+ * The statement that asks the shards of distributed table relid whether
+ * its bloomfilter index on cols may hold a value of type keytype ($2; the
+ * column names are $1).
+ */
+static char *
+shard_statement(Oid relid, List *colnames, Oid keytype, const char *nsp)
+{
+	StringInfoData sql;
+	char	   *distcol = NULL;
+	char	   *eq = NULL;
+
+	if (list_length(colnames) == 1)
+	{
+		distcol = distribution_column(relid);
+		if (distcol && strcmp(distcol, (char *) linitial(colnames)) == 0)
+		{
+			AttrNumber	attnum = get_attnum(relid, distcol);
+
+			eq = equality_operator(keytype, get_atttype(relid, attnum));
+		}
+	}
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT 1 FROM %s.%s t WHERE %s.bf_shard_might_contain(t.tableoid, $1, $2)",
+					 quote_identifier(get_namespace_name(get_rel_namespace(relid))),
+					 quote_identifier(get_rel_name(relid)), nsp);
+	if (eq)
+		appendStringInfo(&sql, " AND t.%s %s $2", quote_identifier(distcol), eq);
+	appendStringInfoString(&sql, " LIMIT 1");
+	return sql.data;
+}
+
+/*
+ * May the bloomfilter index indexoid of distributed table relid hold
+ * value (of type keytype)?  The caller has checked the rights to read the
+ * index's columns.  nsp is the extension's schema, quoted; the statement
+ * runs under the search_path "pg_catalog, pg_temp".
+ */
+bool
+bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype, Datum value,
+					  const char *nsp)
+{
+	Relation	index = index_open(indexoid, AccessShareLock);
+	List	   *colnames = NIL;
+	Datum	   *names;
+	ArrayType  *arr;
+	Oid			types[2] = {NAMEARRAYOID, keytype};
+	Datum		values[2];
+	char	   *sql;
+	int			save_nestlevel;
+	int			rc;
+	bool		found;
+
+	if (index->rd_index->indnkeyatts < 1 ||
+		!heap_attisnull(index->rd_indextuple, Anum_pg_index_indexprs, NULL) ||
+		!heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot look up bloomfilter index \"%s\" of a distributed table",
+						RelationGetRelationName(index)),
+				 errdetail("Only indexes on plain columns, without a predicate, are asked on the shards."),
+				 errhint("Create a bloomfilter index on the columns themselves.")));
+	names = palloc(sizeof(Datum) * index->rd_index->indnkeyatts);
+	for (int i = 0; i < index->rd_index->indnkeyatts; i++)
+	{
+		char	   *name = get_attname(relid, index->rd_index->indkey.values[i], false);
+		NameData   *nd = palloc(sizeof(NameData));
+
+		namestrcpy(nd, name);
+		names[i] = NameGetDatum(nd);
+		colnames = lappend(colnames, name);
+	}
+	arr = construct_array(names, index->rd_index->indnkeyatts, NAMEOID, NAMEDATALEN,
+						  false, TYPALIGN_CHAR);
+	index_close(index, NoLock);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	sql = shard_statement(relid, colnames, keytype, nsp);
+	values[0] = PointerGetDatum(arr);
+	values[1] = value;
+	rc = SPI_execute_with_args(sql, 2, types, values, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "could not ask the shards of relation %u: %s", relid,
+			 SPI_result_code_string(rc));
+	found = SPI_processed > 0;
+	AtEOXact_GUC(true, save_nestlevel);
+	SPI_finish();
+	return found;
+}
+
+/*
+ * bf_index_contains on the coordinator, for an index of a distributed (or
+ * reference) table: false when indexoid is not one (the caller looks it up
+ * in its own pages); else *found is the shards' answer.  The rights are the
+ * same as for a local index: SELECT on the columns the index reads, and no
+ * row-level security in the way.
+ */
+bool
+bf_dist_index_contains(FunctionCallInfo fcinfo, Oid indexoid, Oid keytype,
+					   Datum value, bool *found)
+{
+	Oid			heapoid = IndexGetRelation(indexoid, true);
+	Relation	index;
+
+	/* without Citus itself the local path refuses the table (bf_relcheck.c) */
+	if (!OidIsValid(heapoid) || !OidIsValid(get_extension_oid("citus", true)) ||
+		!bf_rel_is_distributed(heapoid))
+		return false;
+	LockRelationOid(heapoid, AccessShareLock);
+	index = index_open(indexoid, AccessShareLock);
+	if (!bf_is_bloomfilter_index(index))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a bloomfilter index", RelationGetRelationName(index))));
+	bf_index_check_complete(index);
+	bf_index_check_access(index);
+	index_close(index, NoLock);
+	*found = bf_dist_might_contain(heapoid, indexoid, keytype, value,
+								   quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid))));
+	return true;
+}

@@ -1,0 +1,210 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_index_lookup.c
+ *	  Probing a bloomfilter index for a key: the index opened and checked
+ *	  once per transaction and command for a caller that keeps its state
+ *	  (BfIndexLookup), a partitioned index's leaves, the buffers last read,
+ *	  and the test of the key's block in every layer.  The SQL functions
+ *	  (bf_index_funcs.c), tracked filters and the shards of a distributed
+ *	  table (bf_index_dist.c) look keys up through here.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bf_index.h"
+
+#include "access/genam.h"
+#include "access/relation.h"
+#include "access/xact.h"
+#include "catalog/pg_inherits.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+/* a probe value must have the family of the index's key */
+static void
+bf_check_probe(Relation index, const BfIndexMeta *meta, BfTypeInfo *ti, Datum value)
+{
+	if (ti->family == BF_FAMILY_RECORD)
+		bf_record_prepare(ti, value);
+	if (ti->family != meta->family || ti->detail != meta->detail)
+	{
+		char	   *have = bf_family_text(meta->family, meta->detail);
+		char	   *got = bf_family_text(ti->family, ti->detail);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("bloomfilter index \"%s\" holds keys of family %s, not %s (type %s)",
+						RelationGetRelationName(index), have, got,
+						format_type_be(ti->typid)),
+				 errdetail("Values of different families hash differently, so the answer would be meaningless."),
+				 meta->ncols > 1 ?
+				 errhint("Pass ROW(...) with one value per key column, in the index's column order.") :
+				 errhint("Cast the value to the indexed column's type.")));
+	}
+}
+
+/*
+ * Buffers last used for the pages of one index, for ReadRecentBuffer:
+ * kept per call site; validated by ReadRecentBuffer itself, so a stale
+ * entry (another index, a REINDEX) only costs the normal lookup.
+ */
+static Buffer *
+bf_recent_for(BfIndexLookup *lk, Relation index, const BfIndexLayers *layers,
+			  MemoryContext mcxt)
+{
+	uint32		npages = bf_index_data_pages(layers);
+
+	if (lk == NULL)
+		return NULL;
+	if (lk->recent_index != RelationGetRelid(index) || lk->recent_npages != npages)
+	{
+		if (lk->recent)
+			pfree(lk->recent);
+		lk->recent = MemoryContextAllocZero(mcxt, sizeof(Buffer) * npages);
+		lk->recent_npages = npages;
+		lk->recent_index = RelationGetRelid(index);
+	}
+	return lk->recent;
+}
+
+/* one leaf index: check the probe's family, hash, read one page */
+static bool
+bf_leaf_contains(Relation index, BfTypeInfo *ti, Datum value,
+				 BfIndexLookup *lk, MemoryContext mcxt)
+{
+	BfIndexState st;
+
+	bf_index_state(index, &st);
+	bf_check_probe(index, &st.meta, ti, value);
+	return bf_index_test_hash(index, &st.layers, st.layers.nlayers,
+							  bf_hash_datum(ti, value, st.meta.seed),
+							  bf_recent_for(lk, index, &st.layers, mcxt));
+}
+
+/* the bloomfilter indexes of the partitions of a partitioned index, checked */
+static List *
+bf_leaf_indexes(Relation index)
+{
+	List	   *children = find_all_inheritors(RelationGetRelid(index),
+											   AccessShareLock, NULL);
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	foreach(lc, children)
+	{
+		Relation	child;
+
+		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_INDEX)
+			continue;
+		child = index_open(lfirst_oid(lc), NoLock);
+		if (bf_is_bloomfilter_index(child))
+		{
+			bf_index_check_complete(child);
+			leaves = lappend_oid(leaves, lfirst_oid(lc));
+		}
+		index_close(child, NoLock);
+	}
+	list_free(children);
+	return leaves;
+}
+
+/* probe a leaf index, or the leaves of a partitioned one */
+bool
+bf_probe(Relation index, List *leaves, BfTypeInfo *ti, Datum value,
+		 BfIndexLookup *lk, MemoryContext mcxt)
+{
+	ListCell   *lc;
+
+	if (bf_pending_unknown())
+		return true;			/* the leader may hold keys this worker cannot see */
+	if (index->rd_rel->relkind != RELKIND_PARTITIONED_INDEX)
+		return bf_leaf_contains(index, ti, value, lk, mcxt);
+	foreach(lc, leaves)
+	{
+		Relation	child = index_open(lfirst_oid(lc), NoLock);
+		bool		found;
+
+		CHECK_FOR_INTERRUPTS();
+		found = bf_leaf_contains(child, ti, value, NULL, NULL);
+		index_close(child, NoLock);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Might the index (or, for a partitioned index, the index of some
+ * partition) contain the key value?  ti describes value's type (a record
+ * for a multi-column index) and may be kept by the caller across calls.
+ * The caller checks privileges (bf_index_check_access).
+ *
+ * With lk (zeroed at first, kept by the caller in mcxt across calls), the
+ * opening and checking of the index is done once while its locks are
+ * held: in one transaction and subtransaction, where nothing can make
+ * the index invalid or drop it; later calls open it without locking and
+ * probe.  bf_index_might_contain is the same without lk.
+ */
+Relation
+bf_lookup_open(BfIndexLookup *lk, Oid indexoid, MemoryContext mcxt,
+			   const char *what)
+{
+	Relation	index;
+
+	if (lk->indexoid == indexoid && lk->lxid == bf_local_xid() &&
+		lk->subxid == GetCurrentSubTransactionId() &&
+		lk->cid == GetCurrentCommandId(false))
+	{
+		/*
+		 * Locked and checked in this (sub)transaction, and no command of
+		 * this backend since (a DROP, DETACH or ATTACH run by a function
+		 * between two lookups advances the command id).
+		 */
+		bf_pending_flush_all();
+		return index_open(indexoid, NoLock);
+	}
+	index = bf_index_open(indexoid, true, what);
+	lk->indexoid = InvalidOid;
+	list_free(lk->leaves);
+	lk->leaves = NIL;
+	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+	{
+		MemoryContext old = MemoryContextSwitchTo(mcxt);
+
+		lk->leaves = bf_leaf_indexes(index);
+		MemoryContextSwitchTo(old);
+	}
+	lk->userid = InvalidOid;
+	lk->lxid = bf_local_xid();
+	lk->subxid = GetCurrentSubTransactionId();
+	lk->cid = GetCurrentCommandId(false);
+	lk->indexoid = indexoid;
+	return index;
+}
+
+bool
+bf_index_might_contain_cached(BfIndexLookup *lk, Oid indexoid, BfTypeInfo *ti,
+							  Datum value, MemoryContext mcxt, const char *what)
+{
+	Relation	index = bf_lookup_open(lk, indexoid, mcxt, what);
+	bool		found = bf_probe(index, lk->leaves, ti, value, lk, mcxt);
+
+	index_close(index, NoLock);
+	return found;
+}
+
+bool
+bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value)
+{
+	Relation	index = bf_index_open(indexoid, true, "bf_might_contain");
+	List	   *leaves = index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX ?
+		bf_leaf_indexes(index) : NIL;
+	bool		found = bf_probe(index, leaves, ti, value, NULL, NULL);
+
+	list_free(leaves);
+	index_close(index, NoLock);
+	return found;
+}
