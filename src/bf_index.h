@@ -279,6 +279,7 @@ extern bool bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype,
 								  Datum value, const char *nsp);
 extern bool bf_dist_index_contains(FunctionCallInfo fcinfo, Oid indexoid,
 								   Oid keytype, Datum value, bool *found);
+extern void bf_dist_shard_sizing(Oid relid, int64 *capacity, double *fpr);
 
 /* bf_index_changes.c */
 extern Datum bf_index_changes_of(FunctionCallInfo fcinfo, Oid indexoid,

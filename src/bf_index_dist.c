@@ -37,7 +37,6 @@
 #include "catalog/index.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
-#include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -340,6 +339,37 @@ bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype, Datum value,
 }
 
 /*
+ * What each shard's index of distributed table relid is sized for, so
+ * that a lookup over all S shards keeps the rate *fpr the whole column was
+ * given: a key absent from the table passes S filters, so each gets the
+ * rate fpr / S (the union's rate is then at most fpr); its keys are spread
+ * over the shards by their hash, so each holds capacity / S of them (0:
+ * each shard sizes its index from its own rows).  The bits cost grows by
+ * log(S) / log(1 / fpr): at most twice one filter of the whole column for
+ * 64 shards at 1 %.
+ */
+void
+bf_dist_shard_sizing(Oid relid, int64 *capacity, double *fpr)
+{
+	Oid			types[1] = {REGCLASSOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	bool		isnull;
+	int64		shards;
+
+	if (SPI_execute_with_args("SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard "
+							  "WHERE logicalrelid = $1",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "could not count the shards of relation %u", relid);
+	shards = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (shards < 1)
+		shards = 1;
+	if (*capacity > 0)
+		*capacity = (*capacity + shards - 1) / shards;
+	*fpr /= (double) shards;
+}
+
+/*
  * bf_index_contains on the coordinator, for an index of a distributed (or
  * reference) table: false when indexoid is not one (the caller looks it up
  * in its own pages); else *found is the shards' answer.  The rights are the
@@ -354,8 +384,7 @@ bf_dist_index_contains(FunctionCallInfo fcinfo, Oid indexoid, Oid keytype,
 	Relation	index;
 
 	/* without Citus itself the local path refuses the table (bf_relcheck.c) */
-	if (!OidIsValid(heapoid) || !OidIsValid(get_extension_oid("citus", true)) ||
-		!bf_rel_is_distributed(heapoid))
+	if (!OidIsValid(heapoid) || !bf_citus_table(heapoid))
 		return false;
 	LockRelationOid(heapoid, AccessShareLock);
 	index = index_open(indexoid, AccessShareLock);

@@ -22,6 +22,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
+#include "commands/extension.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
@@ -57,6 +58,16 @@ bf_rel_is_distributed(Oid relid)
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return found;
+}
+
+/*
+ * Is relid a table Citus distributes (also a reference or Citus local
+ * table), with Citus itself installed, so that its shards can be asked?
+ */
+bool
+bf_citus_table(Oid relid)
+{
+	return OidIsValid(get_extension_oid("citus", true)) && bf_rel_is_distributed(relid);
 }
 
 static void

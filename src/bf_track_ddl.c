@@ -399,9 +399,26 @@ repair_row(BfSpiContext *cx, DdlCommand *cmd, int64 id)
 				 errdetail("Rows inserted through the partitioned table would not reach its filter."),
 				 errhint("Call bf_untrack('%s', '%s') first, and track the partitioned table instead.",
 						 bf_qualified_rel(r.tbl), NameStr(r.col))));
-	/* a foreign or distributed partition would hide its rows from the filter */
-	bf_check_local_rows(r.tbl, "bf_track");
-	bf_check_no_children(r.tbl, "bf_track");
+	/*
+	 * A foreign or distributed partition would hide its rows from the
+	 * filter.  A table Citus distributes keeps its index on every shard,
+	 * which its lookups ask; its triggers would see no row.
+	 */
+	if (r.use_index && bf_citus_table(r.tbl))
+		;
+	else if (bf_citus_table(r.tbl))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table %s has a column tracked by triggers and cannot be distributed",
+						bf_qualified_rel(r.tbl)),
+				 errdetail("The sync triggers would see no row of its shards."),
+				 errhint("Call bf_untrack('%s', '%s') first, and track it with method 'index'.",
+						 bf_qualified_rel(r.tbl), NameStr(r.col))));
+	else
+	{
+		bf_check_local_rows(r.tbl, "bf_track");
+		bf_check_no_children(r.tbl, "bf_track");
+	}
 
 	/* a stale filter is rebuilt, triggers and all, by bf_rebuild */
 	if (r.stale)

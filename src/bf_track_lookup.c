@@ -56,6 +56,7 @@ typedef struct TrackEntry
 	uint64		generation;		/* new with every (re)build */
 	AttrNumber	attnum;
 	bool		use_index;
+	bool		distributed;	/* Citus's: its shards answer (bf_index_dist.c) */
 	Oid			index;			/* method 'index': the index */
 	int			nleaves;
 	Oid		   *leaves;			/* ... and the indexes that hold bits */
@@ -300,12 +301,27 @@ build_source(const BfExt *ext, TrackEntry *e, Oid relid, const char *colname)
 	e->nleaves = e->nmembers = 0;
 	tracked = bf_registry_fetch(ext, 0, relid, colname, false, &r);
 
-	/* a filter that cannot see every row would answer false for some */
-	bf_check_local_rows(relid, "bf_might_contain");
-	bf_check_no_children(relid, "bf_might_contain");
+	/*
+	 * A filter that cannot see every row would answer false for some; the
+	 * shards of a distributed table answer for theirs.
+	 */
+	e->distributed = bf_citus_table(relid);
+	if (!e->distributed)
+	{
+		bf_check_local_rows(relid, "bf_might_contain");
+		bf_check_no_children(relid, "bf_might_contain");
+	}
 	if (tracked && r.stale)
 		stale_error(relid, colname, r.stale);
 	e->use_index = !tracked || r.use_index;
+	if (e->distributed && !e->use_index)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("column \"%s\" of table \"%s\" is tracked by triggers, which cannot see the rows of its shards",
+						colname, get_rel_name(relid)),
+				 errdetail("The table is distributed by Citus."),
+				 errhint("Track it with method 'index': bf_untrack('%s', '%s'), then bf_track('%s', '%s').",
+						 bf_qualified_rel(relid), colname, bf_qualified_rel(relid), colname)));
 	if (e->use_index)
 		members = check_index_method(e, tracked, relid, colname);
 	else
@@ -329,6 +345,7 @@ typedef struct LookupCall
 {
 	bool		ti_valid;
 	BfTypeInfo	ti;
+	Oid			argtype;		/* of the value, as passed */
 
 	Oid			checked_user;
 	uint64		checked_generation;
@@ -544,8 +561,12 @@ bf_might_contain(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("could not determine the type of the value to look up")));
 		bf_typeinfo_init(&c->ti, argtype, PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+		c->argtype = argtype;
 		c->ti_valid = true;
 	}
+	if (e->distributed)
+		PG_RETURN_BOOL(bf_dist_might_contain(e->key.relid, e->index, c->argtype, value,
+											 ext->nspname));
 	if (e->use_index)
 	{
 		/* the leaves, not the partitioned index: no pg_inherits scan per call */

@@ -281,10 +281,15 @@ track_with_index(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id, Oid relid,
 
 	if (!OidIsValid(idx))
 	{
+		int64		index_capacity = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
+		double		index_fpr = fpr;
+
 		if (OidIsValid(invalid))
 			invalid_index_error(invalid, colname);
+		if (bf_citus_table(relid))
+			bf_dist_shard_sizing(relid, &index_capacity, &index_fpr);
 		created = create_bloom_index(cx, relid, colname, !PG_ARGISNULL(2),
-									 PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2), fpr);
+									 index_capacity, index_fpr);
 		idx = bf_find_bloom_index(relid, attnum, NULL);
 		if (!OidIsValid(idx))
 			elog(ERROR, "index \"%s\" just created was not found", created);
@@ -295,7 +300,15 @@ track_with_index(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id, Oid relid,
 						colname, get_rel_name(idx)),
 				 errdetail("The index keeps its own capacity and false-positive rate; bf_untrack will not drop it."),
 				 errhint("Call bf_rebuild to resize it.")));
-	index_size(idx, &capacity, &fpr);
+	if (bf_citus_table(relid))
+	{
+		/* the column's, not a shard's: the lookup asks them all */
+		capacity = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
+		if (capacity == 0)
+			capacity = BF_MIN_CAPACITY;
+	}
+	else
+		index_size(idx, &capacity, &fpr);
 
 	/*
 	 * The server keeps the index current on every INSERT, COPY and UPDATE;
@@ -418,8 +431,21 @@ bf_track(PG_FUNCTION_ARGS)
 	 */
 	lock_tree(relid, ShareRowExclusiveLock);
 	/* only now: the partitions cannot change any more */
-	bf_check_local_rows(relid, "bf_track");
-	bf_check_no_children(relid, "bf_track");
+	if (bf_citus_table(relid))
+	{
+		/* its shards hold the rows: each keeps the index of its own */
+		if (!use_index)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("bf_track: table \"%s\" is distributed by Citus, whose shards the sync triggers cannot see",
+							get_rel_name(relid)),
+					 errhint("Use method 'index' (the default): each shard keeps a bloomfilter index of its rows.")));
+	}
+	else
+	{
+		bf_check_local_rows(relid, "bf_track");
+		bf_check_no_children(relid, "bf_track");
+	}
 
 	bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
 	/* one bf_track at a time picks the next id */

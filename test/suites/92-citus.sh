@@ -1,0 +1,144 @@
+# Tables distributed by Citus (test/lib/citus.sh: a coordinator and two
+# workers on loopback): lookups through bf_index_contains and
+# bf_might_contain on both kinds of column, a transaction's own writes,
+# reference tables, bf_track's rate across shards, tracked tables through
+# distribute / undistribute / shard-count change / shard move, rights, bad
+# input and a worker down.  Needs Citus installed for this server; skipped
+# (77) without it.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. test/lib/citus.sh
+citus_available || { echo "skipped: build Citus 13 (PostgreSQL 15-17) or 14 (16-18) from its source against $(command -v pg_config) and install it (README, \"Citus\")"; exit 77; }
+citus_start "${BF_CITUS_PORT:-57640}" || { echo "citus: could not start the clusters"; tail -20 "$CITUS_DIR"/n*.log; exit 1; }
+
+passed=0
+failed=0
+# check NAME EXPECTED SQL: the coordinator's one-value answer to SQL
+check() {
+	local got
+	got="$(cpsql 0 -At -c "$3" 2>&1)"
+	if [ "$got" = "$2" ]; then
+		passed=$((passed + 1))
+		echo "ok - $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $1: expected '$2', got '$got'"
+	fi
+}
+# check_error NAME SQLSTATE SQL: SQL fails with that SQLSTATE on the coordinator
+check_error() {
+	local got
+	got="$(cpsql 0 -At -v VERBOSITY=verbose -c "$3" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p' | head -1)"
+	if [ "$got" = "$2" ]; then
+		passed=$((passed + 1))
+		echo "ok - $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $1: expected SQLSTATE $2, got '$got' ($(cpsql 0 -At -c "$3" 2>&1 | head -2 | tr '\n' ' '))"
+	fi
+}
+
+# check_plan NAME PATTERN SQL: EXPLAIN (VERBOSE) of SQL has a line matching PATTERN
+check_plan() {
+	if cpsql 0 -At -c "EXPLAIN (VERBOSE, COSTS OFF) $3" 2>&1 | grep -q -- "$2"; then
+		passed=$((passed + 1))
+		echo "ok - $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok - $1: no line matching '$2' in the plan"
+	fi
+}
+
+cpsql 0 >/dev/null <<'SQL'
+CREATE TABLE d (id bigint PRIMARY KEY, email text NOT NULL);
+SELECT create_distributed_table('d', 'id', shard_count => 8);
+INSERT INTO d SELECT g, 'user' || g || '@example.com' FROM generate_series(1, 20000) g;
+CREATE INDEX d_email_bf ON d USING bloomfilter (email) WITH (capacity = 5000, fpr = 0.01);
+CREATE INDEX d_id_bf ON d USING bloomfilter (id) WITH (capacity = 5000, fpr = 0.01);
+CREATE TABLE r (code text);
+SELECT create_reference_table('r');
+INSERT INTO r SELECT 'code' || g FROM generate_series(1, 1000) g;
+CREATE INDEX r_code_bf ON r USING bloomfilter (code);
+SQL
+
+echo "-- lookups in the index of a distributed table"
+check "every key of a non-distribution column found" 0 \
+	"SELECT count(*) FROM generate_series(1, 20000, 4) g WHERE NOT bf_index_contains('d_email_bf', 'user' || g || '@example.com')"
+check "every key of the distribution column found" 0 \
+	"SELECT count(*) FROM generate_series(1, 20000, 4) g WHERE NOT bf_index_contains('d_id_bf', g::bigint)"
+check "absent keys: a rate near 8 shards x 1 % (the index's own options)" t \
+	"SELECT count(*) FILTER (WHERE bf_index_contains('d_email_bf', 'absent' || g)) < 400 FROM generate_series(1, 2000) g"
+check "absent distribution keys: the one shard's rate" t \
+	"SELECT count(*) FILTER (WHERE bf_index_contains('d_id_bf', g::bigint)) < 60 FROM generate_series(100001, 102000) g"
+check_plan "the distribution column's lookup goes to one shard" "Task Count: 1" \
+	"SELECT 1 FROM d t WHERE bf_shard_might_contain(t.tableoid, '{id}', 42::bigint) AND t.id = 42 LIMIT 1"
+check_plan "another column's lookup asks every shard" "Task Count: 8" \
+	"SELECT 1 FROM d t WHERE bf_shard_might_contain(t.tableoid, '{email}', 'x'::text) LIMIT 1"
+check_plan "a shard tests its filter once, before its scan" "One-Time Filter: bf_shard_might_contain('[0-9]*'::oid" \
+	"SELECT 1 FROM d t WHERE bf_shard_might_contain(t.tableoid, '{email}', 'x'::text) LIMIT 1"
+check "reference table: present" t "SELECT bf_index_contains('r_code_bf', 'code7'::text)"
+check "reference table: absent" f "SELECT bf_index_contains('r_code_bf', 'nocode'::text)"
+check "a transaction sees its own writes" "true|true" \
+	"BEGIN; INSERT INTO d VALUES (900001, 'own@write'); SELECT bf_index_contains('d_email_bf', 'own@write'::text) || '|' || bf_index_contains('d_id_bf', 900001::bigint); ROLLBACK;"
+
+echo "-- bf_track and bf_might_contain"
+cpsql 0 >/dev/null <<'SQL'
+CREATE TABLE t32 (id bigint, k text);
+SELECT create_distributed_table('t32', 'id', shard_count => 32);
+INSERT INTO t32 SELECT g, 'k' || g FROM generate_series(1, 100000) g;
+SELECT bf_track('t32', 'k', 100000, 0.01);
+SELECT bf_track('t32', 'id', 100000, 0.01);
+SQL
+check "each shard's index sized for capacity / 32 at 1 % / 32" \
+	"fpr=0.00031250000000000001,capacity=3125,growth=0" \
+	"SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 't32_k_bf'"
+check "bf_might_contain: every key found" 0 \
+	"SELECT count(*) FROM generate_series(1, 100000, 20) g WHERE NOT bf_might_contain('t32', 'k', 'k' || g)"
+check "bf_might_contain on the distribution column: every key found" 0 \
+	"SELECT count(*) FROM generate_series(1, 100000, 20) g WHERE NOT bf_might_contain('t32', 'id', g::bigint)"
+rate="$(cpsql 0 -At -c "SELECT round(100.0 * count(*) FILTER (WHERE bf_might_contain('t32', 'k', 'absent' || g)) / 20000, 3) FROM generate_series(1, 20000) g")"
+echo "# rate of bf_might_contain over 20 000 absent keys, 32 shards, fpr 1 %: $rate %"
+check "that rate is at most 1.3 % (1 % asked; 20 000 keys)" t "SELECT $rate <= 1.3"
+check_error "method 'trigger' refused, naming method 'index'" 0A000 \
+	"SELECT bf_track('d', 'email', method => 'trigger')"
+
+echo "-- a tracked table distributed, shards changed, moved, undistributed"
+cpsql 0 >/dev/null <<'SQL'
+CREATE TABLE life (id bigint, k text);
+INSERT INTO life SELECT g, 'l' || g FROM generate_series(1, 5000) g;
+SELECT bf_track('life', 'k');
+SELECT create_distributed_table('life', 'id', shard_count => 4);
+SQL
+n=5000
+check "distributed after bf_track: every key found" 0 \
+	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+cpsql 0 -c "INSERT INTO life SELECT g, 'l' || g FROM generate_series(5001, 6000) g" >/dev/null
+n=6000
+check "rows written after distribution found" 0 \
+	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+cpsql 0 -c "SELECT alter_distributed_table('life', shard_count => 6)" >/dev/null 2>&1
+check "after a shard-count change: every key found" 0 \
+	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+cpsql 0 -c "SELECT citus_move_shard_placement(s.shardid, '127.0.0.1', ${CITUS_PORTS[1]}, '127.0.0.1', ${CITUS_PORTS[2]}, shard_transfer_mode => 'block_writes') FROM citus_shards s WHERE s.table_name = 'life'::regclass AND s.nodeport = ${CITUS_PORTS[1]} LIMIT 1" >/dev/null
+check "after a shard move: every key found" 0 \
+	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+cpsql 0 -c "SELECT undistribute_table('life')" >/dev/null 2>&1
+check "undistributed: every key found" 0 \
+	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+
+echo "-- rights and bad input"
+cpsql 0 >/dev/null <<'SQL'
+CREATE ROLE bf_citus_nobody;
+GRANT USAGE ON SCHEMA public TO bf_citus_nobody;
+SQL
+check_error "no SELECT on the column: refused" 42501 \
+	"SET ROLE bf_citus_nobody; SELECT bf_index_contains('d_email_bf', 'x'::text)"
+check_error "bf_shard_might_contain on the distributed table itself: refused" 0A000 \
+	"SELECT bf_shard_might_contain('d'::regclass, '{email}', 'x'::text)"
+citus_stop_node 2
+check_error "a worker down: an error, not an answer" 08006 \
+	"SELECT bf_index_contains('d_email_bf', 'user1@example.com'::text)"
+citus_start_node 2
+
+echo "citus: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
