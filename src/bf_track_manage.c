@@ -558,11 +558,17 @@ rebuild_index(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 	Oid			types[4] = {INT8OID, INT8OID, FLOAT8OID, NAMEOID};
 	Datum		values[4];
 	NameData	nd;
+	bool		distributed = bf_citus_table(relid);
+	int64		index_capacity = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
+	double		index_fpr = fpr;
 
+	/* each shard's index sized so that the lookups over all keep fpr */
+	if (distributed)
+		bf_dist_shard_sizing(relid, &index_capacity, &index_fpr);
 	if (!OidIsValid(idx) && !OidIsValid(invalid))
 	{
 		created = create_bloom_index(cx, relid, colname, !PG_ARGISNULL(2),
-									 PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2), fpr);
+									 index_capacity, index_fpr);
 		idx = bf_find_bloom_index(relid, attnum, &invalid);
 	}
 	else
@@ -570,8 +576,7 @@ rebuild_index(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 		Oid			target = OidIsValid(idx) ? idx : invalid;
 		List	   *leaves = bf_index_leaves(target);
 		ListCell   *lc;
-		char	   *opts = index_options(!PG_ARGISNULL(2),
-										 PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2), fpr);
+		char	   *opts = index_options(!PG_ARGISNULL(2), index_capacity, index_fpr);
 
 		foreach(lc, leaves)
 		{
@@ -588,7 +593,10 @@ rebuild_index(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 						get_rel_name(invalid), colname),
 				 errdetail("A partitioned index is valid only when every partition has its index attached."),
 				 errhint("Drop the index and call bf_rebuild again to create a new one.")));
-	index_size(idx, &capacity, &fpr);
+	if (distributed)
+		capacity = PG_ARGISNULL(2) ? BF_MIN_CAPACITY : PG_GETARG_INT64(2);
+	else
+		index_size(idx, &capacity, &fpr);
 
 	values[0] = Int64GetDatum(r->id);
 	values[1] = Int64GetDatum(capacity);
@@ -662,8 +670,11 @@ bf_rebuild(PG_FUNCTION_ARGS)
 	check_capacity_arg(fcinfo, 2, r.use_index);
 	fpr = PG_ARGISNULL(3) ? r.fpr : PG_GETARG_FLOAT8(3);
 	bf_check_fpr(fpr);
-	bf_check_local_rows(relid, "bf_rebuild");
-	bf_check_no_children(relid, "bf_rebuild");
+	if (!(r.use_index && bf_citus_table(relid)))
+	{
+		bf_check_local_rows(relid, "bf_rebuild");
+		bf_check_no_children(relid, "bf_rebuild");
+	}
 	attnum = user_column(relid, colname);
 	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
 	bf_typeinfo_init(&ti, typid, collid, CurrentMemoryContext);
