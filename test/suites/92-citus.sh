@@ -101,12 +101,12 @@ echo "# rate of bf_might_contain over 20 000 absent keys, 32 shards, fpr 1 %: $r
 check "that rate is at most 1.3 % (1 % asked; 20 000 keys)" t "SELECT $rate <= 1.3"
 cpsql 0 -c "SELECT bf_rebuild('t32', 'k', 200000, 0.02)" >/dev/null
 check "bf_rebuild resizes every shard's index" \
-	"fpr=0.000625,capacity=6250,growth=0" \
+	"fpr=0.00062500000000000001,capacity=6250,growth=0" \
 	"SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 't32_k_bf'"
 check "rebuilt: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, 100000, 20) g WHERE NOT bf_might_contain('t32', 'k', 'k' || g)"
 check "bf_tracked lists the distributed columns with the rate asked" "t32|k|index|200000|0.02" \
-	"SELECT string_agg(concat_ws('|', tbl, col, method, capacity, fpr), ',') FROM bf_tracked WHERE tbl = 't32'::regclass AND col = 'k'"
+	"SELECT string_agg(concat_ws('|', tbl, col, method, capacity, target_fpr), ',') FROM bf_tracked WHERE tbl = 't32'::regclass AND col = 'k'"
 check_error "method 'trigger' refused, naming method 'index'" 0A000 \
 	"SELECT bf_track('d', 'email', method => 'trigger')"
 
