@@ -47,6 +47,8 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -277,27 +279,52 @@ shard_statement(Oid relid, List *colnames, Oid keytype, const char *nsp)
 }
 
 /*
- * May the bloomfilter index indexoid of distributed table relid hold
- * value (of type keytype)?  The caller has checked the rights to read the
- * index's columns.  nsp is the extension's schema, quoted; the statement
- * runs under the search_path "pg_catalog, pg_temp".
+ * The statements asked of shards, prepared once per backend for each
+ * (table, index, key type) and kept: a lookup per statement then costs
+ * Citus's execution, not a parse and plan of ours.  A relcache
+ * invalidation of the table or the index (a rename, a new distribution,
+ * the index dropped) drops the entry, and the next lookup prepares the
+ * statement again from the names of then.
  */
-bool
-bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype, Datum value,
-					  const char *nsp)
+typedef struct DistPlanKey
 {
-	Relation	index = index_open(indexoid, AccessShareLock);
-	List	   *colnames = NIL;
-	Datum	   *names;
-	ArrayType  *arr;
-	Oid			types[2] = {NAMEARRAYOID, keytype};
-	Datum		values[2];
-	char	   *sql;
-	int			save_nestlevel;
-	int			rc;
-	bool		found;
+	Oid			relid;
+	Oid			indexoid;
+	Oid			keytype;
+} DistPlanKey;
 
-	if (index->rd_index->indnkeyatts < 1 ||
+typedef struct DistPlan
+{
+	DistPlanKey key;
+	bool		valid;
+	SPIPlanPtr	plan;
+	ArrayType  *cols;			/* the index's key columns, $1 */
+} DistPlan;
+
+static HTAB *dist_plans = NULL;
+
+static void
+dist_plans_inval(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	DistPlan   *p;
+
+	hash_seq_init(&seq, dist_plans);
+	while ((p = hash_seq_search(&seq)) != NULL)
+		if (!OidIsValid(relid) || p->key.relid == relid || p->key.indexoid == relid)
+			p->valid = false;
+}
+
+/* the key column names of index (on plain columns only), as name[] in mcxt */
+static ArrayType *
+index_columns(Oid relid, Relation index, List **colnames, MemoryContext mcxt)
+{
+	int			n = index->rd_index->indnkeyatts;
+	Datum	   *names = palloc(sizeof(Datum) * n);
+	MemoryContext old;
+	ArrayType  *arr;
+
+	if (n < 1 ||
 		!heap_attisnull(index->rd_indextuple, Anum_pg_index_indexprs, NULL) ||
 		!heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL))
 		ereport(ERROR,
@@ -306,29 +333,95 @@ bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype, Datum value,
 						RelationGetRelationName(index)),
 				 errdetail("Only indexes on plain columns, without a predicate, are asked on the shards."),
 				 errhint("Create a bloomfilter index on the columns themselves.")));
-	names = palloc(sizeof(Datum) * index->rd_index->indnkeyatts);
-	for (int i = 0; i < index->rd_index->indnkeyatts; i++)
+	for (int i = 0; i < n; i++)
 	{
 		char	   *name = get_attname(relid, index->rd_index->indkey.values[i], false);
 		NameData   *nd = palloc(sizeof(NameData));
 
 		namestrcpy(nd, name);
 		names[i] = NameGetDatum(nd);
-		colnames = lappend(colnames, name);
+		*colnames = lappend(*colnames, name);
 	}
-	arr = construct_array(names, index->rd_index->indnkeyatts, NAMEOID, NAMEDATALEN,
-						  false, TYPALIGN_CHAR);
+	old = MemoryContextSwitchTo(mcxt);
+	arr = construct_array(names, n, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR);
+	MemoryContextSwitchTo(old);
+	return arr;
+}
+
+/* the kept statement for (relid, indexoid, keytype); inside SPI */
+static DistPlan *
+dist_plan(Oid relid, Oid indexoid, Oid keytype, const char *nsp)
+{
+	DistPlanKey key;
+	DistPlan   *p;
+	bool		found;
+	Relation	index;
+	List	   *colnames = NIL;
+	Oid			types[2] = {NAMEARRAYOID, keytype};
+
+	if (dist_plans == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(DistPlanKey);
+		ctl.entrysize = sizeof(DistPlan);
+		dist_plans = hash_create("bloomfilter distributed lookups", 16, &ctl,
+								 HASH_ELEM | HASH_BLOBS);
+		CacheRegisterRelcacheCallback(dist_plans_inval, (Datum) 0);
+	}
+	memset(&key, 0, sizeof(key));
+	key.relid = relid;
+	key.indexoid = indexoid;
+	key.keytype = keytype;
+	p = hash_search(dist_plans, &key, HASH_ENTER, &found);
+	if (found && p->valid)
+		return p;
+	if (found)
+	{
+		if (p->plan)
+			SPI_freeplan(p->plan);
+		if (p->cols)
+			pfree(p->cols);
+	}
+	p->plan = NULL;
+	p->cols = NULL;
+	p->valid = false;
+	index = index_open(indexoid, AccessShareLock);
+	p->cols = index_columns(relid, index, &colnames, TopMemoryContext);
 	index_close(index, NoLock);
+	p->plan = SPI_prepare(shard_statement(relid, colnames, keytype, nsp), 2, types);
+	if (p->plan == NULL || SPI_keepplan(p->plan) != 0)
+		elog(ERROR, "could not prepare the lookup of relation %u: %s", relid,
+			 SPI_result_code_string(SPI_result));
+	p->valid = true;
+	return p;
+}
+
+/*
+ * May the bloomfilter index indexoid of distributed table relid hold
+ * value (of type keytype)?  The caller has checked the rights to read the
+ * index's columns.  nsp is the extension's schema, quoted; the statement is
+ * prepared under the search_path "pg_catalog, pg_temp".
+ */
+bool
+bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype, Datum value,
+					  const char *nsp)
+{
+	DistPlan   *p;
+	Datum		values[2];
+	int			save_nestlevel;
+	int			rc;
+	bool		found;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	save_nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", "pg_catalog, pg_temp",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	sql = shard_statement(relid, colnames, keytype, nsp);
-	values[0] = PointerGetDatum(arr);
+	p = dist_plan(relid, indexoid, keytype, nsp);
+	values[0] = PointerGetDatum(p->cols);
 	values[1] = value;
-	rc = SPI_execute_with_args(sql, 2, types, values, NULL, true, 1);
+	rc = SPI_execute_plan(p->plan, values, NULL, true, 1);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "could not ask the shards of relation %u: %s", relid,
 			 SPI_result_code_string(rc));

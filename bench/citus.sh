@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# bench/citus.sh -- tables distributed by Citus, on a coordinator and two
+# workers of this machine (test/lib/citus.sh; Citus must be installed).
+#
+#   make install && bash bench/citus.sh
+#
+# Rows (printed as "name | value | note"):
+#   1. one bf_might_contain per statement, absent key, pgbench -M prepared,
+#      1 client: a tracked column of a table distributed over SHARDS shards
+#      (another column than the distribution column; and the distribution
+#      column) against the same tracked column of a local table on the
+#      coordinator (targets: <= 3 x and <= 2 x)
+#   2. the rate of bf_track(fpr => 0.01) over KEYS absent keys with 32
+#      shards (target <= 1.1 %): each shard's index is probed on its own
+#      node for every key, and a key is a false positive when any shard
+#      says "maybe", exactly what a lookup does
+#   3. bf_agg(k, capacity, fpr) over AGG_ROWS rows of a distributed table:
+#      partial aggregates on the workers against every row gathered on the
+#      coordinator (target <= 0.5 x), and the bytes the workers send
+#
+# ROWS (default 1 000 000), SHARDS (32), KEYS (1 000 000), AGG_ROWS
+# (2 000 000), SECS (10): pgbench duration per round, best of 3 rounds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. test/lib/citus.sh
+citus_available || exit 77
+
+ROWS="${ROWS:-1000000}"
+SHARDS="${SHARDS:-32}"
+KEYS="${KEYS:-1000000}"
+AGG_ROWS="${AGG_ROWS:-2000000}"
+SECS="${SECS:-10}"
+citus_start "${CG_PORT:-57740}"
+work="$CITUS_DIR/bench"
+mkdir -p "$work"
+chmod 777 "$work"
+
+cpsql 0 >/dev/null <<SQL
+SET citus.shard_count = $SHARDS;
+CREATE TABLE local_users (id bigint, email text);
+INSERT INTO local_users SELECT g, 'user' || g || '@example.com' FROM generate_series(1, $ROWS) g;
+SELECT bf_track('local_users', 'email', $((ROWS * 2)), 0.01);
+CREATE TABLE dist_users (id bigint, email text);
+SELECT create_distributed_table('dist_users', 'id');
+INSERT INTO dist_users SELECT * FROM local_users;
+SELECT bf_track('dist_users', 'email', $((ROWS * 2)), 0.01);
+SELECT bf_track('dist_users', 'id', $((ROWS * 2)), 0.01);
+VACUUM ANALYZE local_users;
+SQL
+
+# ---- 1. one lookup per statement ----
+tps() { # tps SQL -> transactions per second, best of 3 rounds of SECS
+	local best=0 t
+	printf '\\set k random(1000000001, 2000000000)\n%s\n' "$1" >"$work/s.sql"
+	for _ in 1 2 3; do
+		t="$(pgbench -n -M prepared -T "$SECS" -c 1 -h 127.0.0.1 -p "${CITUS_PORTS[0]}" -U postgres \
+			-f "$work/s.sql" postgres 2>/dev/null | awk '/^tps = / { print $3 }')"
+		best="$(awk -v a="$best" -v b="$t" 'BEGIN { print (b > a ? b : a) }')"
+	done
+	echo "$best"
+}
+local_tps="$(tps "SELECT bf_might_contain('local_users', 'email', :k || '@absent.example.org');")"
+other_tps="$(tps "SELECT bf_might_contain('dist_users', 'email', :k || '@absent.example.org');")"
+dist_tps="$(tps "SELECT bf_might_contain('dist_users', 'id', :k::bigint);")"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo "1. bf_might_contain per statement, distributed ($SHARDS shards), another column / local | $(ratio "$local_tps" "$other_tps") x the time | tps: local $local_tps, distributed $other_tps (target <= 3)"
+echo "1. bf_might_contain per statement, distributed ($SHARDS shards), distribution column / local | $(ratio "$local_tps" "$dist_tps") x the time | tps: local $local_tps, distributed $dist_tps (target <= 2)"
+
+# ---- 2. the rate across 32 shards ----
+cpsql 0 >/dev/null <<SQL
+CREATE TABLE rate32 (id bigint, k text);
+SELECT create_distributed_table('rate32', 'id', shard_count => 32);
+INSERT INTO rate32 SELECT g, 'k' || g FROM generate_series(1, $ROWS) g;
+SELECT bf_track('rate32', 'k', $ROWS, 0.01);
+SQL
+: >"$work/positives"
+while IFS='|' read -r port index; do
+	n=$(( port == ${CITUS_PORTS[1]} ? 1 : 2 ))
+	cpsql "$n" -At -c "SELECT g FROM generate_series(1, $KEYS) g WHERE bf_index_contains('$index'::regclass, 'absent' || g)" >>"$work/positives"
+done < <(cpsql 0 -At -c "SELECT s.nodeport, i.relname || '_' || s.shardid
+	FROM citus_shards s, pg_class i, pg_index x
+	WHERE s.table_name = 'rate32'::regclass AND x.indrelid = 'rate32'::regclass
+	  AND i.oid = x.indexrelid")
+fp="$(sort -u "$work/positives" | wc -l)"
+echo "2. rate of bf_track(fpr 0.01) over $KEYS absent keys, 32 shards | $(awk -v a="$fp" -v b="$KEYS" 'BEGIN { printf "%.3f %%", 100 * a / b }') | $fp false positives (target <= 1.1 %)"
+
+# ---- 3. bf_agg pushed down ----
+cpsql 0 >/dev/null <<SQL
+CREATE TABLE agg_rows (id bigint, k text);
+SELECT create_distributed_table('agg_rows', 'id', shard_count => 2);
+INSERT INTO agg_rows SELECT g, 'k' || g FROM generate_series(1, $AGG_ROWS) g;
+VACUUM ANALYZE agg_rows;
+SQL
+ms() { # ms SQL -> best of 3, milliseconds
+	cpsql 0 -At -c '\timing on' -c "$1" -c "$1" -c "$1" 2>&1 |
+		sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | sort -g | head -1
+}
+pushed="$(ms "SELECT bf_cardinality(bf_agg(k, $AGG_ROWS, 0.01)) FROM agg_rows")"
+gathered="$(ms "SELECT bf_cardinality(bf_agg(k, $AGG_ROWS, 0.01)) FROM (SELECT k FROM agg_rows OFFSET 0) s")"
+bytes="$(cpsql 0 -At -c "EXPLAIN (ANALYZE, VERBOSE, FORMAT TEXT) SELECT bf_agg(k, $AGG_ROWS, 0.01) FROM agg_rows" |
+	sed -n 's/.*Tuple data received from nodes: \(.*\)$/\1/p' | head -1)"
+one="$(cpsql 0 -At -c "SELECT octet_length(bf_create($AGG_ROWS, 0.01)::bytea)")"
+echo "3. bf_agg over $AGG_ROWS rows on 2 workers, pushed down / rows gathered | $(ratio "$pushed" "$gathered") | ms: pushed $pushed, gathered $gathered (target <= 0.5)"
+echo "3. bytes the workers send for bf_agg | $bytes | one filter is $one bytes; 2 shards (target <= 1.1 x 2 filters)"
