@@ -70,6 +70,37 @@ bf_citus_table(Oid relid)
 	return OidIsValid(get_extension_oid("citus", true)) && bf_rel_is_distributed(relid);
 }
 
+/*
+ * Does this node run the shards' side of Citus's queries (a worker: its
+ * pg_dist_local_group row has a group other than the coordinator's 0)?
+ */
+bool
+bf_citus_worker(void)
+{
+	Oid			grouprel = get_relname_relid("pg_dist_local_group", PG_CATALOG_NAMESPACE);
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		worker = false;
+
+	if (!OidIsValid(grouprel) || !OidIsValid(get_extension_oid("citus", true)))
+		return false;
+	rel = table_open(grouprel, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup) && RelationGetDescr(rel)->natts >= 1 &&
+		TupleDescAttr(RelationGetDescr(rel), 0)->atttypid == INT4OID)
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, 1, RelationGetDescr(rel), &isnull);
+
+		worker = !isnull && DatumGetInt32(d) != 0;
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return worker;
+}
+
 static void
 refuse(Oid relid, const char *what, const char *detail)
 {

@@ -13,6 +13,7 @@
  */
 #include "bf_track.h"
 
+#include "bf_relcheck.h"
 #include "bf_trigger.h"
 
 #include "access/htup_details.h"
@@ -179,6 +180,19 @@ bf_sync_into(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("bf_sync_into: target \"%s\" is not a table", args[0])));
+
+	/*
+	 * A trigger on the shard of a distributed table runs on a worker, where
+	 * an update of a table Citus manages would be a distributed query run
+	 * from a shard: refused here, before the write it belongs to is lost.
+	 */
+	if (bf_citus_table(tgtid) && bf_citus_worker())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("bf_sync_into: table \"%s\" is managed by Citus, and this trigger runs on a shard",
+						get_rel_name(tgtid)),
+				 errdetail("Its trigger would run on the shards, which cannot update another distributed or reference table."),
+				 errhint("Keep the per-group filters with bf_agg over the distributed table, e.g. INSERT ... SELECT grp, bf_agg(v) ... GROUP BY grp.")));
 
 	src_key = column_of(srcid, args[3], "source_key_column");
 	src_val = column_of(srcid, args[4], "source_value_column");

@@ -28,7 +28,7 @@ check() {
 # check_error NAME SQLSTATE SQL: SQL fails with that SQLSTATE on the coordinator
 check_error() {
 	local got
-	got="$(cpsql 0 -At -v VERBOSITY=verbose -c "$3" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p' | head -1)"
+	got="$(printf '%s\n' "$3" | cpsql 0 -At -v VERBOSITY=verbose 2>&1 | sed -n 's/^[^E]*ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p' | head -1)"
 	if [ "$got" = "$2" ]; then
 		passed=$((passed + 1))
 		echo "ok - $1"
@@ -133,6 +133,23 @@ check "after a shard move: every key found" 0 \
 cpsql 0 -c "SELECT undistribute_table('life')" >/dev/null 2>&1
 check "undistributed: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+
+echo "-- bf_sync_into with a distributed source table"
+cpsql 0 >/dev/null <<'SQL'
+CREATE TABLE src (id bigint, grp int, v text);
+SELECT create_distributed_table('src', 'id');
+CREATE TABLE tgt (grp int PRIMARY KEY, f bloomfilter);
+SELECT create_reference_table('tgt');
+INSERT INTO tgt SELECT g, NULL FROM generate_series(1, 3) g;
+SQL
+sync_trigger="CREATE TRIGGER s AFTER INSERT ON src REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bf_sync_into('tgt', 'grp', 'f', 'grp', 'v', '1000', '0.01')"
+# (Citus's own error, without a SQLSTATE of its own: XX000)
+check_error "its trigger is refused by Citus" XX000 "$sync_trigger"
+check_error "forced (citus.enable_unsafe_triggers), a write fails rather than miss a key" 0A000 \
+	"SET citus.enable_unsafe_triggers = on;
+$sync_trigger;
+INSERT INTO src VALUES (1, 1, 'a');"
+check "and the write is not kept" 0 "SELECT count(*) FROM src"
 
 echo "-- rights and bad input"
 cpsql 0 >/dev/null <<'SQL'
