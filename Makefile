@@ -13,7 +13,8 @@ OBJS_COMMON = src/bloomfilter.o src/bf_relcheck.o src/bf_patch.o src/bf_trigger.
 # aggregates, and the cache of detoasted filters
 OBJS_VALUE = src/bloom_core.o src/bloom_text.o src/bf_hash.o src/bf_value.o \
 	src/bf_value_filter.o src/bf_value_text.o src/bf_value_io.o src/bf_value_funcs.o \
-	src/bf_value_ops.o src/bf_value_agg.o src/bf_value_agg_auto.o src/bf_cache.o
+	src/bf_value_ops.o src/bf_value_agg.o src/bf_value_agg_auto.o src/bf_value_agg_internal.o \
+	src/bf_cache.o
 
 # sliding-window and growing filters
 OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
@@ -36,7 +37,7 @@ OBJS = $(OBJS_COMMON) $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)
 
 # Install script of 1.0 (released: never edited) and the update scripts;
 # a new installation of a later version runs 1.0 and then each update.
-DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
+DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql
 
 # pg_regress suites, in order (setup creates the extension)
 REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates filter_cache

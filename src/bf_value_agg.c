@@ -1,56 +1,38 @@
 /*-------------------------------------------------------------------------
  *
  * bf_value_agg.c
- *	  Aggregates of the bloomfilter extension: bf_agg (sized and auto-sized),
- *	  bf_union_agg and bf_intersect_agg, with combine, serialize and
- *	  deserialize functions so that all of them run in parallel plans.
+ *	  The aggregates whose transition state is a filter: bf_agg(value,
+ *	  capacity, fpr), bf_union_agg and bf_intersect_agg; and what every
+ *	  aggregate state of the extension uses.
  *
- * Two kinds of transition state, both `internal` and allocated in the
- * aggregate memory context:
- *
- * BfAggFilter: the filter itself (FORMAT.md bytes), for bf_agg(v, capacity,
- * fpr), bf_union_agg and bf_intersect_agg.  Serialized as the FORMAT.md
- * bytes, so the deserializer is the format's own validation.
- *
- * BfAggHashes: for the auto-sized bf_agg(v [, fpr]), the distinct 64-bit
- * hashes (seed 0, the seed of the result) of the values seen, as a sorted
- * deduplicated prefix followed by an unsorted tail that is merged in when
- * the buffer is full.  About 8 bytes per distinct value (at most 16 while
- * the tail fills), capped at BF_AGG_MAX_DISTINCT.  The final function
- * sizes the filter for the number of distinct hashes and adds them.
+ * The state (BfAggFilter) holds the filter's header and its FORMAT.md
+ * bytes with 64-byte aligned bits, and queues the hashes of bf_agg rows.
+ * In the 1.2 catalog its SQL type is bloomfilter: between rows it is a
+ * read-write expanded object in a child of the aggregate context, which
+ * nodeAgg keeps without copying (see bf_agg_states); flattening it
+ * applies the queued hashes and writes the
+ * FORMAT.md bytes, so a partial state crosses a parallel plan's Gather,
+ * or Citus's text form, as an ordinary bloomfilter.  A flat value
+ * reaching these functions (from a worker, or from SQL: the functions are
+ * callable) is validated as any bloomfilter argument and never modified:
+ * it is copied into a new expanded state.  The 1.0 and 1.1 entry points
+ * (bf_value_agg_internal.c) keep the same state as `internal`.
  *
  *-------------------------------------------------------------------------
  */
-#include "bloomfilter.h"
+#include "bf_value_agg.h"
 
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
 
 #include "catalog/pg_type.h"
-#include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
-#include "utils/builtins.h"
+#include "utils/memutils.h"
 
-/*
- * Hashes of a sized bf_agg are not applied at once: each row prefetches its
- * block and queues the hash, and a batch is applied when the queue is full
- * (and before the bits are read).  A filter larger than the CPU caches
- * then costs overlapping cache misses instead of one full miss per row.
- */
-#define BF_AGG_BATCH 32
-
-typedef struct BfAggFilter
-{
-	BloomHeader hdr;			/* authoritative; written to payload on output */
-	uint8	   *payload;		/* FORMAT.md bytes; bits 64-byte aligned */
-	bool		family_ok;		/* hdr has the family of the input type */
-	bool		borrowed;		/* payload points into a serialized state */
-	int			npending;
-	uint64		pending[BF_AGG_BATCH];
-} BfAggFilter;
+/* ---- what every aggregate state uses ---- */
 
 /* the aggregate memory context; an error outside an aggregate */
 MemoryContext
@@ -65,6 +47,38 @@ bf_agg_context(FunctionCallInfo fcinfo, const char *fname)
 	return aggcxt;
 }
 
+/*
+ * The memory context of a new expanded state.  In an aggregate, one child
+ * of the aggregate context holds the states of all its groups: nodeAgg
+ * (and Citus's transition wrapper) adopt a read-write object whose
+ * context's parent is the aggregate context, and a context per group
+ * would make hash aggregation quadratic (before each new group it sums
+ * the memory of the aggregate context's children).  Sharing is safe as
+ * nodeAgg deletes a state only when the transition function returns
+ * another datum for it, which ours never do: they return the read-write
+ * state they were given.  The context goes with the aggregate context
+ * (a new group, a rescan), and is found again by its name.  Outside an
+ * aggregate, the state gets a context of its own under the caller's.
+ */
+static const char bf_agg_states_name[] = "bloomfilter aggregate states";
+
+MemoryContext
+bf_agg_states(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggcxt;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		return AllocSetContextCreate(CurrentMemoryContext,
+									 "bloomfilter aggregate state",
+									 ALLOCSET_SMALL_SIZES);
+	for (MemoryContext c = aggcxt->firstchild; c != NULL; c = c->nextchild)
+		if (c->name == bf_agg_states_name)
+			return c;
+	/* the Internal form: the name is a static array, not a literal */
+	return AllocSetContextCreateInternal(aggcxt, bf_agg_states_name,
+										 ALLOCSET_DEFAULT_SIZES);
+}
+
 /* how to hash the aggregated value (argument 1) */
 BfTypeInfo *
 bf_agg_typeinfo(FunctionCallInfo fcinfo)
@@ -76,7 +90,7 @@ bf_agg_typeinfo(FunctionCallInfo fcinfo)
 							   fcinfo, 1, false);
 }
 
-/* ---- filter states ---- */
+/* ---- the filter state ---- */
 
 /*
  * Filters from this size on get their bits on transparent huge pages where
@@ -87,10 +101,26 @@ bf_agg_typeinfo(FunctionCallInfo fcinfo)
 #define BF_HUGE_PAGE		((size_t) 2 * 1024 * 1024)
 #define BF_HUGE_MIN_SIZE	(2 * BF_HUGE_PAGE)
 
-static BfAggFilter *
-filter_state_new(MemoryContext cxt, const BloomHeader *hdr, const uint8 *payload)
+/* a state as an expanded object: the header first, as expandeddatum.h asks */
+typedef struct BfAggFilterObject
 {
-	BfAggFilter *st = MemoryContextAllocZero(cxt, sizeof(BfAggFilter));
+	ExpandedObjectHeader eoh;
+	BfAggFilter st;
+} BfAggFilterObject;
+
+static Size filter_flat_size(ExpandedObjectHeader *eoh);
+static void filter_flatten(ExpandedObjectHeader *eoh, void *result, Size size);
+
+static const ExpandedObjectMethods filter_methods = {
+	filter_flat_size,
+	filter_flatten
+};
+
+/* fill st with a copy of payload (NULL: an empty filter), bits in cxt */
+static void
+filter_state_init(BfAggFilter *st, MemoryContext cxt, const BloomHeader *hdr,
+				  const uint8 *payload)
+{
 	size_t		size = bloom_total_size(hdr->nblocks);
 	size_t		bitsize = size - BLOOM_HEADER_SIZE;
 	size_t		align = BLOOM_BLOCK_BYTES;
@@ -114,16 +144,38 @@ filter_state_new(MemoryContext cxt, const BloomHeader *hdr, const uint8 *payload
 	if (payload)
 		memcpy(st->payload, payload, size);
 	else
-	{
 		memset(st->payload, 0, size);
-		bloom_header_write(st->payload, hdr);
+	/* hdr, not the source's header bytes, which may be stale */
+	bloom_header_write(st->payload, hdr);
+}
+
+/*
+ * A new state holding a copy of payload (NULL: an empty filter of hdr), in
+ * cxt: an expanded object (cxt from bf_agg_states), or an `internal` state.
+ */
+BfAggFilter *
+bf_aggf_make(MemoryContext cxt, const BloomHeader *hdr, const uint8 *payload,
+			 bool expanded)
+{
+	BfAggFilterObject *obj;
+
+	if (!expanded)
+	{
+		BfAggFilter *st = MemoryContextAllocZero(cxt, sizeof(BfAggFilter));
+
+		filter_state_init(st, cxt, hdr, payload);
+		return st;
 	}
-	return st;
+	obj = MemoryContextAllocZero(cxt, sizeof(BfAggFilterObject));
+	EOH_init_header(&obj->eoh, &filter_methods, cxt);
+	obj->st.eoh = &obj->eoh;
+	filter_state_init(&obj->st, cxt, hdr, payload);
+	return &obj->st;
 }
 
 /* apply the queued hashes */
-static void
-filter_state_flush(BfAggFilter *st)
+void
+bf_aggf_flush(BfAggFilter *st)
 {
 	uint8	   *bits = st->payload + BLOOM_HEADER_SIZE;
 
@@ -132,109 +184,156 @@ filter_state_flush(BfAggFilter *st)
 	st->npending = 0;
 }
 
+/* a read-only state over a validated flat filter (no copy) */
+void
+bf_aggf_view(BfAggFilter *view, const BfFilter *f)
+{
+	memset(view, 0, offsetof(BfAggFilter, pending));
+	view->hdr = f->hdr;
+	view->payload = BF_PAYLOAD(f->vl);
+	view->borrowed = true;
+}
+
+/* expanded-object methods: the flat form is the FORMAT.md bytes */
+static Size
+filter_flat_size(ExpandedObjectHeader *eoh)
+{
+	return BF_DATUM_SIZE(((BfAggFilterObject *) eoh)->st.hdr.nblocks);
+}
+
+/* write the state's FORMAT.md bytes (queue applied) into vl */
+static void
+filter_write_flat(BfAggFilter *st, struct varlena *vl)
+{
+	bf_aggf_flush(st);
+	SET_VARSIZE(vl, BF_DATUM_SIZE(st->hdr.nblocks));
+	bloom_header_write(BF_PAYLOAD(vl), &st->hdr);
+	memcpy(BF_BITS(vl), st->payload + BLOOM_HEADER_SIZE,
+		   st->hdr.nblocks * BLOOM_BLOCK_BYTES);
+}
+
+static void
+filter_flatten(ExpandedObjectHeader *eoh, void *result, Size size)
+{
+	BfAggFilter *st = &((BfAggFilterObject *) eoh)->st;
+
+	Assert(size == BF_DATUM_SIZE(st->hdr.nblocks));
+	filter_write_flat(st, (struct varlena *) result);
+}
+
+/* the state's flat form, in the current context */
+struct varlena *
+bf_aggf_flat(BfAggFilter *st)
+{
+	struct varlena *vl = palloc_extended(BF_DATUM_SIZE(st->hdr.nblocks),
+										 MCXT_ALLOC_HUGE);
+
+	filter_write_flat(st, vl);
+	return vl;
+}
+
+/*
+ * The state argument argno of a 1.2 function, to be modified: NULL, the
+ * read-write expanded state itself, or a new expanded state
+ * (a flat value validated and copied, a read-only state copied).
+ */
+static BfAggFilter *
+filter_state_arg(FunctionCallInfo fcinfo, int argno)
+{
+	ExpandedObjectHeader *eoh;
+	BfAggFilter *src;
+	BfFilter	f;
+
+	if (PG_ARGISNULL(argno))
+		return NULL;
+	eoh = bf_agg_object(PG_GETARG_DATUM(argno), &filter_methods);
+	if (eoh != NULL)
+	{
+		src = &((BfAggFilterObject *) eoh)->st;
+		if (VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(PG_GETARG_DATUM(argno))))
+			return src;
+		bf_aggf_flush(src);
+		return bf_aggf_make(bf_agg_states(fcinfo), &src->hdr, src->payload, true);
+	}
+	f = bf_fetch(PG_GETARG_DATUM(argno));
+	return bf_aggf_make(bf_agg_states(fcinfo), &f.hdr, BF_PAYLOAD(f.vl), true);
+}
+
+/*
+ * The filter argument argno, read only: an expanded state of another
+ * aggregate node (a partial one) or a flat value, validated, in *view.
+ * NULL for a NULL argument.
+ */
+static BfAggFilter *
+filter_read_arg(FunctionCallInfo fcinfo, int argno, BfAggFilter *view)
+{
+	ExpandedObjectHeader *eoh;
+	BfFilter	f;
+
+	if (PG_ARGISNULL(argno))
+		return NULL;
+	eoh = bf_agg_object(PG_GETARG_DATUM(argno), &filter_methods);
+	if (eoh != NULL)
+		return &((BfAggFilterObject *) eoh)->st;
+	f = bf_fetch(PG_GETARG_DATUM(argno));
+	bf_aggf_view(view, &f);
+	return view;
+}
+
+/* the state as a 1.2 function's result */
+static Datum
+filter_state_datum(BfAggFilter *st)
+{
+	Assert(st->eoh != NULL);
+	return EOHPGetRWDatum(st->eoh);
+}
+
+/*
+ * s1 := s1 OR s2 (AND for intersect); s2 is only read.  A NULL s1 becomes
+ * a copy of s2 (a new state in cxt), a NULL s2 changes nothing.
+ */
+BfAggFilter *
+bf_aggf_merge(BfAggFilter *s1, BfAggFilter *s2, bool intersect,
+			  MemoryContext cxt, bool expanded)
+{
+	if (s2 == NULL)
+		return s1;
+	/* applying a read-only state's queue changes its bits, not its value */
+	bf_aggf_flush(s2);
+	if (s1 == NULL)
+		return bf_aggf_make(cxt, &s2->hdr, s2->payload, expanded);
+	bf_aggf_flush(s1);
+	bf_combine(&s1->hdr, s1->payload + BLOOM_HEADER_SIZE,
+			   &s2->hdr, s2->payload + BLOOM_HEADER_SIZE, intersect);
+	return s1;
+}
+
 /* the state as a bloomfilter datum in the current context; st unchanged */
-static struct varlena *
-filter_state_result(BfAggFilter *st, bool intersect)
+struct varlena *
+bf_aggf_result(BfAggFilter *st, bool intersect)
 {
 	size_t		size = BF_DATUM_SIZE(st->hdr.nblocks);
 	struct varlena *vl = palloc_extended(size, MCXT_ALLOC_HUGE);
 	BloomHeader hdr = st->hdr;
 
-	filter_state_flush(st);
+	bf_aggf_flush(st);
 	SET_VARSIZE(vl, size);
 	memcpy(BF_PAYLOAD(vl), st->payload, bloom_total_size(hdr.nblocks));
 	bf_finish_combined(&hdr, BF_PAYLOAD(vl), intersect);
 	return vl;
 }
 
-static Datum
-filter_state_combine(FunctionCallInfo fcinfo, bool intersect, const char *fname)
-{
-	MemoryContext aggcxt = bf_agg_context(fcinfo, fname);
-	BfAggFilter *s1 = PG_ARGISNULL(0) ? NULL : (BfAggFilter *) PG_GETARG_POINTER(0);
-	BfAggFilter *s2 = PG_ARGISNULL(1) ? NULL : (BfAggFilter *) PG_GETARG_POINTER(1);
-
-	if (s2 == NULL)
-	{
-		if (s1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
-	}
-	filter_state_flush(s2);
-	if (s1 != NULL)
-		filter_state_flush(s1);
-	if (s1 == NULL)
-	{
-		/* s2 may live in a short-lived context: copy */
-		if (!s2->borrowed)
-			bloom_header_write(s2->payload, &s2->hdr);
-		PG_RETURN_POINTER(filter_state_new(aggcxt, &s2->hdr, s2->payload));
-	}
-	bf_combine(&s1->hdr, s1->payload + BLOOM_HEADER_SIZE,
-			   &s2->hdr, s2->payload + BLOOM_HEADER_SIZE, intersect);
-	PG_RETURN_POINTER(s1);
-}
-
-PG_FUNCTION_INFO_V1(bf_agg_filter_serialize);
-Datum
-bf_agg_filter_serialize(PG_FUNCTION_ARGS)
-{
-	BfAggFilter *st;
-	size_t		size;
-	bytea	   *out;
-
-	(void) bf_agg_context(fcinfo, "bf_agg_filter_serialize");
-	st = (BfAggFilter *) PG_GETARG_POINTER(0);
-	filter_state_flush(st);
-	size = bloom_total_size(st->hdr.nblocks);
-	out = palloc_extended(VARHDRSZ + size, MCXT_ALLOC_HUGE);
-	SET_VARSIZE(out, VARHDRSZ + size);
-	bloom_header_write(st->payload, &st->hdr);
-	memcpy(VARDATA(out), st->payload, size);
-	PG_RETURN_BYTEA_P(out);
-}
-
-PG_FUNCTION_INFO_V1(bf_agg_filter_deserialize);
-Datum
-bf_agg_filter_deserialize(PG_FUNCTION_ARGS)
-{
-	bytea	   *in;
-	BloomHeader hdr;
-	BloomError	err;
-	BfAggFilter *st;
-
-	(void) bf_agg_context(fcinfo, "bf_agg_filter_deserialize");
-	in = PG_GETARG_BYTEA_PP(0);
-	err = bloom_header_read((const uint8 *) VARDATA_ANY(in), VARSIZE_ANY_EXHDR(in), &hdr);
-	if (err != BLOOM_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("invalid bloomfilter aggregate state"),
-				 errdetail_internal("%s", bloom_error_message(err))));
-	/*
-	 * No copy: the state only lives for the combine call that follows, as
-	 * long as the serialized value, and the combine function copies it or
-	 * only reads it.  Large filters would otherwise be copied twice.
-	 */
-	st = palloc0(sizeof(BfAggFilter));
-	st->hdr = hdr;
-	st->payload = (uint8 *) VARDATA_ANY(in);
-	st->borrowed = true;
-	PG_RETURN_POINTER(st);
-}
-
 /* ---- bf_agg(value, capacity, fpr) ---- */
 
 /*
- * Not STRICT: the state is created on the first row even when its value is
- * NULL, and NULL values are skipped.
+ * One row: the state is made on the first row even when its value is
+ * NULL (so that all-NULL input gives a filter of the size asked), NULL
+ * values are skipped.
  */
-PG_FUNCTION_INFO_V1(bf_agg_sized_trans);
-Datum
-bf_agg_sized_trans(PG_FUNCTION_ARGS)
+BfAggFilter *
+bf_aggf_sized_step(FunctionCallInfo fcinfo, BfAggFilter *st,
+				   MemoryContext cxt, bool expanded)
 {
-	MemoryContext aggcxt = bf_agg_context(fcinfo, "bf_agg_sized_trans");
-	BfAggFilter *st = PG_ARGISNULL(0) ? NULL : (BfAggFilter *) PG_GETARG_POINTER(0);
 	int64		capacity;
 	double		fpr;
 
@@ -253,7 +352,8 @@ bf_agg_sized_trans(PG_FUNCTION_ARGS)
 
 		bf_size_or_error(capacity, fpr, &nblocks, &nhashes);
 		bloom_header_init(&hdr, nblocks, nhashes, 0, capacity, fpr);
-		st = filter_state_new(aggcxt, &hdr, NULL);
+		st = bf_aggf_make(cxt ? cxt : bf_agg_states(fcinfo), &hdr, NULL,
+						  expanded);
 	}
 	else if (capacity != st->hdr.capacity || fpr != st->hdr.fpr)
 		ereport(ERROR,
@@ -279,9 +379,9 @@ bf_agg_sized_trans(PG_FUNCTION_ARGS)
 		bloom_prefetch_hash(st->payload + BLOOM_HEADER_SIZE, st->hdr.nblocks, h);
 		st->pending[st->npending++] = h;
 		if (st->npending == BF_AGG_BATCH)
-			filter_state_flush(st);
+			bf_aggf_flush(st);
 	}
-	PG_RETURN_POINTER(st);
+	return st;
 }
 
 /*
@@ -353,111 +453,115 @@ constant_size_args(FunctionCallInfo fcinfo, int64 *capacity, double *fpr)
 	return true;
 }
 
+/* zero rows: an empty filter of the size asked, or NULL if not constant */
+struct varlena *
+bf_aggf_sized_empty(FunctionCallInfo fcinfo)
+{
+	int64		capacity;
+	double		fpr;
+	uint64		nblocks;
+	int			nhashes;
+
+	if (!constant_size_args(fcinfo, &capacity, &fpr))
+		return NULL;
+	bf_size_or_error(capacity, fpr, &nblocks, &nhashes);
+	return bf_new(nblocks, nhashes, 0, capacity, fpr);
+}
+
+/* ---- the 1.2 support functions (state type bloomfilter) ---- */
+
+/* Not STRICT: see bf_aggf_sized_step */
+PG_FUNCTION_INFO_V1(bf_agg_sized_step);
+Datum
+bf_agg_sized_step(PG_FUNCTION_ARGS)
+{
+	BfAggFilter *st = filter_state_arg(fcinfo, 0);
+
+	st = bf_aggf_sized_step(fcinfo, st, NULL, true);
+	PG_RETURN_DATUM(filter_state_datum(st));
+}
+
 /* Not STRICT: zero rows (NULL state) give an empty filter of the size asked */
-PG_FUNCTION_INFO_V1(bf_agg_sized_final);
+PG_FUNCTION_INFO_V1(bf_agg_sized_finish);
 Datum
-bf_agg_sized_final(PG_FUNCTION_ARGS)
+bf_agg_sized_finish(PG_FUNCTION_ARGS)
 {
-	(void) bf_agg_context(fcinfo, "bf_agg_sized_final");
-	if (PG_ARGISNULL(0))
-	{
-		int64		capacity;
-		double		fpr;
-		uint64		nblocks;
-		int			nhashes;
+	BfAggFilter view;
+	BfAggFilter *st = filter_read_arg(fcinfo, 0, &view);
+	struct varlena *vl;
 
-		if (!constant_size_args(fcinfo, &capacity, &fpr))
-			PG_RETURN_NULL();
-		bf_size_or_error(capacity, fpr, &nblocks, &nhashes);
-		PG_RETURN_POINTER(bf_new(nblocks, nhashes, 0, capacity, fpr));
-	}
-	PG_RETURN_POINTER(filter_state_result((BfAggFilter *) PG_GETARG_POINTER(0), false));
+	if (st != NULL)
+		PG_RETURN_POINTER(bf_aggf_result(st, false));
+	vl = bf_aggf_sized_empty(fcinfo);
+	if (vl == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(vl);
 }
 
-/* Not STRICT: combine functions of internal states must handle NULL */
-PG_FUNCTION_INFO_V1(bf_agg_sized_combine);
-Datum
-bf_agg_sized_combine(PG_FUNCTION_ARGS)
-{
-	return filter_state_combine(fcinfo, false, "bf_agg_sized_combine");
-}
-
-/* ---- bf_union_agg / bf_intersect_agg ---- */
-
+/*
+ * bf_union_agg and bf_intersect_agg: the transition function is also the
+ * combine function (a row's filter and a partial state are both filters),
+ * and the combine function of bf_agg(value, capacity, fpr).  Not STRICT:
+ * NULL filters are skipped, the first one is copied.
+ */
 static Datum
-setop_trans(FunctionCallInfo fcinfo, bool intersect, const char *fname)
+setop_step(FunctionCallInfo fcinfo, bool intersect)
 {
-	MemoryContext aggcxt = bf_agg_context(fcinfo, fname);
-	BfAggFilter *st = PG_ARGISNULL(0) ? NULL : (BfAggFilter *) PG_GETARG_POINTER(0);
-	BfFilter	f;
+	BfAggFilter view;
+	BfAggFilter *s2 = filter_read_arg(fcinfo, 1, &view);
+	BfAggFilter *s1;
 
-	if (PG_ARGISNULL(1))
+	if (s2 == NULL)
 	{
-		if (st == NULL)
+		if (PG_ARGISNULL(0))
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(st);
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
-	f = bf_fetch(PG_GETARG_DATUM(1));
+	s1 = filter_state_arg(fcinfo, 0);
+	s1 = bf_aggf_merge(s1, s2, intersect, s1 ? NULL : bf_agg_states(fcinfo), true);
+	/* a large row's detoasted copy goes now, not at the end of the row */
+	if (s2 == &view &&
+		(Pointer) (view.payload - VARHDRSZ) != DatumGetPointer(PG_GETARG_DATUM(1)))
+		pfree(view.payload - VARHDRSZ);
+	PG_RETURN_DATUM(filter_state_datum(s1));
+}
+
+PG_FUNCTION_INFO_V1(bf_union_agg_step);
+Datum
+bf_union_agg_step(PG_FUNCTION_ARGS)
+{
+	return setop_step(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(bf_intersect_agg_step);
+Datum
+bf_intersect_agg_step(PG_FUNCTION_ARGS)
+{
+	return setop_step(fcinfo, true);
+}
+
+/* Not STRICT: no non-NULL input (NULL state) gives NULL */
+static Datum
+setop_finish(FunctionCallInfo fcinfo, bool intersect)
+{
+	BfAggFilter view;
+	BfAggFilter *st = filter_read_arg(fcinfo, 0, &view);
+
 	if (st == NULL)
-		st = filter_state_new(aggcxt, &f.hdr, BF_PAYLOAD(f.vl));
-	else
-		bf_combine(&st->hdr, st->payload + BLOOM_HEADER_SIZE,
-				   &f.hdr, BF_BITS(f.vl), intersect);
-	if ((Pointer) f.vl != DatumGetPointer(PG_GETARG_DATUM(1)))
-		pfree(f.vl);
-	PG_RETURN_POINTER(st);
-}
-
-/* Not STRICT: the state is internal; NULL filters are skipped */
-PG_FUNCTION_INFO_V1(bf_union_agg_trans);
-Datum
-bf_union_agg_trans(PG_FUNCTION_ARGS)
-{
-	return setop_trans(fcinfo, false, "bf_union_agg_trans");
-}
-
-/* Not STRICT: as bf_union_agg_trans */
-PG_FUNCTION_INFO_V1(bf_intersect_agg_trans);
-Datum
-bf_intersect_agg_trans(PG_FUNCTION_ARGS)
-{
-	return setop_trans(fcinfo, true, "bf_intersect_agg_trans");
-}
-
-/* Not STRICT: combine functions of internal states must handle NULL */
-PG_FUNCTION_INFO_V1(bf_union_agg_combine);
-Datum
-bf_union_agg_combine(PG_FUNCTION_ARGS)
-{
-	return filter_state_combine(fcinfo, false, "bf_union_agg_combine");
-}
-
-/* Not STRICT: as bf_union_agg_combine */
-PG_FUNCTION_INFO_V1(bf_intersect_agg_combine);
-Datum
-bf_intersect_agg_combine(PG_FUNCTION_ARGS)
-{
-	return filter_state_combine(fcinfo, true, "bf_intersect_agg_combine");
-}
-
-/* Not STRICT: no non-NULL input gives NULL */
-PG_FUNCTION_INFO_V1(bf_union_agg_final);
-Datum
-bf_union_agg_final(PG_FUNCTION_ARGS)
-{
-	(void) bf_agg_context(fcinfo, "bf_union_agg_final");
-	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	PG_RETURN_POINTER(filter_state_result((BfAggFilter *) PG_GETARG_POINTER(0), false));
+	PG_RETURN_POINTER(bf_aggf_result(st, intersect));
 }
 
-/* Not STRICT: as bf_union_agg_final */
-PG_FUNCTION_INFO_V1(bf_intersect_agg_final);
+PG_FUNCTION_INFO_V1(bf_union_agg_finish);
 Datum
-bf_intersect_agg_final(PG_FUNCTION_ARGS)
+bf_union_agg_finish(PG_FUNCTION_ARGS)
 {
-	(void) bf_agg_context(fcinfo, "bf_intersect_agg_final");
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(filter_state_result((BfAggFilter *) PG_GETARG_POINTER(0), true));
+	return setop_finish(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(bf_intersect_agg_finish);
+Datum
+bf_intersect_agg_finish(PG_FUNCTION_ARGS)
+{
+	return setop_finish(fcinfo, true);
 }

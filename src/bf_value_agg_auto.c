@@ -2,25 +2,32 @@
  *
  * bf_value_agg_auto.c
  *	  The auto-sized bf_agg(value [, fpr]), which sizes the filter for the
- *	  number of distinct values it saw, with combine, serialize and
- *	  deserialize functions for parallel plans.
+ *	  number of distinct values it saw.
  *
- * The transition state, BfAggHashes (`internal`, in the aggregate memory
- * context), holds the distinct 64-bit hashes (seed 0, the seed of the
- * result) of the values seen, as a sorted deduplicated prefix followed by
- * an unsorted tail that is merged in when the buffer is full.  About 8
- * bytes per distinct value (at most 16 while the tail fills), capped at
- * BF_AGG_MAX_DISTINCT.  The final function sizes the filter for the number
- * of distinct hashes and adds them.
+ * The transition state, BfAggHashes, holds the distinct 64-bit hashes
+ * (seed 0, the seed of the result) of the values seen, as a sorted
+ * deduplicated prefix followed by an unsorted tail that is merged in when
+ * the buffer is full.  About 8 bytes per distinct value (at most 16 while
+ * the tail fills), capped at BF_AGG_MAX_DISTINCT.  The final function
+ * sizes the filter for the number of distinct hashes and adds them.
+ *
+ * In the 1.2 catalog the state's SQL type is bytea: it is not a filter but
+ * a set of hashes, which no user stores, so it gets no type of its own.
+ * Between rows it is a read-write expanded object in a child of the
+ * aggregate context (see bf_agg_states); its flat form, which parallel workers and
+ * Citus's workers send, is the sorted set (BF_HASHES_MAGIC below).  A
+ * flat value reaching these functions is validated as the deserialize
+ * function of 1.0 validated it, and copied, never modified.  The 1.0 and
+ * 1.1 entry points (bf_value_agg_internal.c) keep the same state as
+ * `internal`.
  *
  *-------------------------------------------------------------------------
  */
-#include "bloomfilter.h"
+#include "bf_value_agg.h"
 
 #include <math.h>
 
 #include "miscadmin.h"
-#include "utils/builtins.h"
 #include "utils/guc.h"
 
 /*
@@ -54,7 +61,7 @@ bf_agg_define_gucs(void)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-typedef struct BfAggHashes
+struct BfAggHashes
 {
 	double		fpr;
 	uint8		family;			/* of the values; 0 until the first one */
@@ -64,7 +71,23 @@ typedef struct BfAggHashes
 	size_t		nsorted;		/* h[0 .. nsorted) sorted, distinct */
 	size_t		nused;			/* h[nsorted .. nused) not yet merged */
 	size_t		cap;
-} BfAggHashes;
+	ExpandedObjectHeader *eoh;	/* the expanded object (1.2), or NULL */
+};
+
+/* a state as an expanded object: the header first, as expandeddatum.h asks */
+typedef struct BfAggHashesObject
+{
+	ExpandedObjectHeader eoh;
+	BfAggHashes st;
+} BfAggHashesObject;
+
+static Size hashes_flat_size(ExpandedObjectHeader *eoh);
+static void hashes_flatten(ExpandedObjectHeader *eoh, void *result, Size size);
+
+static const ExpandedObjectMethods hashes_methods = {
+	hashes_flat_size,
+	hashes_flatten
+};
 
 static void
 too_many_distinct(size_t n)
@@ -78,11 +101,26 @@ too_many_distinct(size_t n)
 			 errhint("Pass a capacity: bf_agg(col, capacity, fpr), e.g. with capacity = count(DISTINCT col).")));
 }
 
+/*
+ * A new empty state with room for cap hashes, in cxt: an expanded object
+ * (cxt from bf_agg_states), or an `internal` state.
+ */
 static BfAggHashes *
-hashes_new(MemoryContext cxt, double fpr, size_t cap)
+hashes_make(MemoryContext cxt, double fpr, size_t cap, bool expanded)
 {
-	BfAggHashes *st = MemoryContextAllocZero(cxt, sizeof(BfAggHashes));
+	BfAggHashes *st;
 
+	if (expanded)
+	{
+		BfAggHashesObject *obj;
+
+		obj = MemoryContextAllocZero(cxt, sizeof(BfAggHashesObject));
+		EOH_init_header(&obj->eoh, &hashes_methods, cxt);
+		st = &obj->st;
+		st->eoh = &obj->eoh;
+	}
+	else
+		st = MemoryContextAllocZero(cxt, sizeof(BfAggHashes));
 	st->fpr = fpr;
 	st->cap = Max(cap, BF_AGG_MIN_BUFFER);
 	st->h = MemoryContextAllocExtended(cxt, st->cap * sizeof(uint64), MCXT_ALLOC_HUGE);
@@ -211,15 +249,13 @@ hashes_check_params(BfAggHashes *a, const BfAggHashes *b)
 }
 
 /*
- * bf_agg(value) and bf_agg(value, fpr).  Not STRICT: the state is
- * internal, NULL values are skipped.
+ * One row of bf_agg(value) or bf_agg(value, fpr): NULL values are skipped
+ * (the state is made all the same, to check fpr).
  */
-PG_FUNCTION_INFO_V1(bf_agg_auto_trans);
-Datum
-bf_agg_auto_trans(PG_FUNCTION_ARGS)
+BfAggHashes *
+bf_aggh_step(FunctionCallInfo fcinfo, BfAggHashes *st, MemoryContext cxt,
+			 bool expanded)
 {
-	MemoryContext aggcxt = bf_agg_context(fcinfo, "bf_agg_auto_trans");
-	BfAggHashes *st = PG_ARGISNULL(0) ? NULL : (BfAggHashes *) PG_GETARG_POINTER(0);
 	double		fpr = BF_AGG_DEFAULT_FPR;
 	BfTypeInfo *ti;
 	Datum		value;
@@ -235,7 +271,8 @@ bf_agg_auto_trans(PG_FUNCTION_ARGS)
 	if (st == NULL)
 	{
 		bf_check_fpr(fpr);
-		st = hashes_new(aggcxt, fpr, BF_AGG_MIN_BUFFER);
+		st = hashes_make(cxt ? cxt : bf_agg_states(fcinfo), fpr,
+						 BF_AGG_MIN_BUFFER, expanded);
 	}
 	else if (fpr != st->fpr)
 		ereport(ERROR,
@@ -245,7 +282,7 @@ bf_agg_auto_trans(PG_FUNCTION_ARGS)
 						   st->fpr, fpr)));
 
 	if (PG_ARGISNULL(1))
-		PG_RETURN_POINTER(st);
+		return st;
 	ti = bf_agg_typeinfo(fcinfo);
 	value = PG_GETARG_DATUM(1);
 	if (st->family == BF_FAMILY_NONE)
@@ -266,27 +303,22 @@ bf_agg_auto_trans(PG_FUNCTION_ARGS)
 		hashes_reserve(st, 1);
 	/* seed 0: the seed of the filter the final function builds */
 	st->h[st->nused++] = bf_hash_datum(ti, value, 0);
-	PG_RETURN_POINTER(st);
+	return st;
 }
 
-/* Not STRICT: combine functions of internal states must handle NULL */
-PG_FUNCTION_INFO_V1(bf_agg_auto_combine);
-Datum
-bf_agg_auto_combine(PG_FUNCTION_ARGS)
+/*
+ * s1 := s1 UNION s2; s2 is only read.  A NULL s1 becomes a copy of s2 (a
+ * new state in cxt), a NULL s2 changes nothing.
+ */
+BfAggHashes *
+bf_aggh_merge(BfAggHashes *s1, BfAggHashes *s2, MemoryContext cxt,
+			  bool expanded)
 {
-	MemoryContext aggcxt = bf_agg_context(fcinfo, "bf_agg_auto_combine");
-	BfAggHashes *s1 = PG_ARGISNULL(0) ? NULL : (BfAggHashes *) PG_GETARG_POINTER(0);
-	BfAggHashes *s2 = PG_ARGISNULL(1) ? NULL : (BfAggHashes *) PG_GETARG_POINTER(1);
-
 	if (s2 == NULL)
-	{
-		if (s1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
-	}
+		return s1;
 	if (s1 == NULL)
 	{
-		s1 = hashes_new(aggcxt, s2->fpr, 2 * s2->nused);
+		s1 = hashes_make(cxt, s2->fpr, 2 * s2->nused, expanded);
 		s1->family = s2->family;
 		s1->detail = s2->detail;
 		s1->flags = s2->flags;
@@ -297,31 +329,25 @@ bf_agg_auto_combine(PG_FUNCTION_ARGS)
 	memcpy(s1->h + s1->nused, s2->h, s2->nused * sizeof(uint64));
 	s1->nused += s2->nused;
 	hashes_compact(s1);
-	PG_RETURN_POINTER(s1);
+	return s1;
 }
 
 /*
- * Not STRICT: zero rows give NULL.  So do rows that are all NULL: there is
- * no count to size a filter for.
+ * The filter: sized for the number of distinct hashes.  NULL when there
+ * is none (only NULL values): there is no count to size a filter for.
  */
-PG_FUNCTION_INFO_V1(bf_agg_auto_final);
-Datum
-bf_agg_auto_final(PG_FUNCTION_ARGS)
+struct varlena *
+bf_aggh_result(BfAggHashes *st)
 {
-	BfAggHashes *st;
 	uint64		nblocks;
 	int			k;
 	struct varlena *vl;
 	BloomHeader hdr;
 	uint8	   *bits;
 
-	(void) bf_agg_context(fcinfo, "bf_agg_auto_final");
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	st = (BfAggHashes *) PG_GETARG_POINTER(0);
 	hashes_compact(st);
 	if (st->nsorted == 0)
-		PG_RETURN_NULL();
+		return NULL;
 
 	bf_size_or_error((int64) st->nsorted, st->fpr, &nblocks, &k);
 	vl = bf_new(nblocks, k, 0, (int64) st->nsorted, st->fpr);
@@ -339,43 +365,75 @@ bf_agg_auto_final(PG_FUNCTION_ARGS)
 			hdr.inserted++;
 	}
 	bloom_header_write(BF_PAYLOAD(vl), &hdr);
-	PG_RETURN_POINTER(vl);
+	return vl;
 }
 
 /*
- * Serialized auto-sized state, host byte order (it never leaves the
- * server): "BFAH", family u8, flags u8, 2 zero bytes, detail u32, 4 zero
- * bytes, fpr f64, count u64, then count strictly increasing u64 hashes.
+ * The flat form of a state (a bytea), little-endian: "BFAH", family u8,
+ * flags u8, 2 zero bytes, detail u32, 4 zero bytes, fpr f64, count u64,
+ * then count strictly increasing u64 hashes.  Parallel workers send it to
+ * the leader and Citus's workers to the coordinator, as the serialized
+ * state of 1.0 and 1.1, which had the host's byte order (the same bytes on
+ * little-endian hosts).
  */
 #define BF_HASHES_MAGIC "BFAH"
 #define BF_HASHES_HEADER 32
 
-PG_FUNCTION_INFO_V1(bf_agg_auto_serialize);
-Datum
-bf_agg_auto_serialize(PG_FUNCTION_ARGS)
+static Size
+hashes_flat_bytes(BfAggHashes *st)
 {
-	BfAggHashes *st;
-	size_t		size;
-	bytea	   *out;
-	char	   *p;
-	uint64		count;
-
-	(void) bf_agg_context(fcinfo, "bf_agg_auto_serialize");
-	st = (BfAggHashes *) PG_GETARG_POINTER(0);
 	hashes_compact(st);
-	count = st->nsorted;
-	size = BF_HASHES_HEADER + count * sizeof(uint64);
-	out = palloc_extended(VARHDRSZ + size, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	SET_VARSIZE(out, VARHDRSZ + size);
-	p = VARDATA(out);
+	return VARHDRSZ + BF_HASHES_HEADER + st->nsorted * sizeof(uint64);
+}
+
+static void
+hashes_write_flat(BfAggHashes *st, bytea *out)
+{
+	uint8	   *p = (uint8 *) VARDATA(out);
+	uint64		fpr_bits;
+
+	hashes_compact(st);
+	SET_VARSIZE(out, VARHDRSZ + BF_HASHES_HEADER + st->nsorted * sizeof(uint64));
+	memset(p, 0, BF_HASHES_HEADER);
 	memcpy(p, BF_HASHES_MAGIC, 4);
-	p[4] = (char) st->family;
-	p[5] = (char) st->flags;
-	memcpy(p + 8, &st->detail, 4);
-	memcpy(p + 16, &st->fpr, 8);
-	memcpy(p + 24, &count, 8);
-	memcpy(p + BF_HASHES_HEADER, st->h, count * sizeof(uint64));
-	PG_RETURN_BYTEA_P(out);
+	p[4] = st->family;
+	p[5] = st->flags;
+	bloom_store_u32(p + 8, st->detail);
+	memcpy(&fpr_bits, &st->fpr, 8);
+	bloom_store_u64(p + 16, fpr_bits);
+	bloom_store_u64(p + 24, (uint64) st->nsorted);
+#ifdef BLOOM_LITTLE_ENDIAN
+	memcpy(p + BF_HASHES_HEADER, st->h, st->nsorted * sizeof(uint64));
+#else
+	for (size_t i = 0; i < st->nsorted; i++)
+		bloom_store_u64(p + BF_HASHES_HEADER + 8 * i, st->h[i]);
+#endif
+}
+
+/* the state's flat form, in the current context */
+bytea *
+bf_aggh_flat(BfAggHashes *st)
+{
+	bytea	   *out = palloc_extended(hashes_flat_bytes(st), MCXT_ALLOC_HUGE);
+
+	hashes_write_flat(st, out);
+	return out;
+}
+
+/* expanded-object methods: the flat form above */
+static Size
+hashes_flat_size(ExpandedObjectHeader *eoh)
+{
+	return hashes_flat_bytes(&((BfAggHashesObject *) eoh)->st);
+}
+
+static void
+hashes_flatten(ExpandedObjectHeader *eoh, void *result, Size size)
+{
+	BfAggHashes *st = &((BfAggHashesObject *) eoh)->st;
+
+	Assert(size == hashes_flat_bytes(st));
+	hashes_write_flat(st, (bytea *) result);
 }
 
 static void
@@ -387,42 +445,44 @@ bad_hashes_state(const char *detail)
 			 errdetail_internal("%s", detail)));
 }
 
-PG_FUNCTION_INFO_V1(bf_agg_auto_deserialize);
-Datum
-bf_agg_auto_deserialize(PG_FUNCTION_ARGS)
+/* a new state (in cxt) from a flat form, which is validated */
+BfAggHashes *
+bf_aggh_from_flat(const bytea *flat, MemoryContext cxt, bool expanded)
 {
-	bytea	   *in;
-	const char *p;
-	size_t		len;
+	const uint8 *p = (const uint8 *) VARDATA_ANY(flat);
+	size_t		len = VARSIZE_ANY_EXHDR(flat);
 	uint64		count;
+	uint64		fpr_bits;
 	BfAggHashes *st;
-	static const char zeros[4] = {0, 0, 0, 0};
+	static const uint8 zeros[4] = {0, 0, 0, 0};
 
-	(void) bf_agg_context(fcinfo, "bf_agg_auto_deserialize");
-	in = PG_GETARG_BYTEA_PP(0);
-	p = VARDATA_ANY(in);
-	len = VARSIZE_ANY_EXHDR(in);
 	if (len < BF_HASHES_HEADER || memcmp(p, BF_HASHES_MAGIC, 4) != 0)
 		bad_hashes_state("The state is shorter than its header or has the wrong magic bytes.");
 	if (memcmp(p + 6, zeros, 2) != 0 || memcmp(p + 12, zeros, 4) != 0)
 		bad_hashes_state("Reserved bytes of the state are not zero.");
-	memcpy(&count, p + 24, 8);
+	count = bloom_load_u64(p + 24);
 	if (count > BF_AGG_MAX_DISTINCT ||
 		len != BF_HASHES_HEADER + count * sizeof(uint64))
 		bad_hashes_state("The length of the state disagrees with its count of hashes.");
 
-	st = hashes_new(CurrentMemoryContext, 0.0, (size_t) count);
-	st->family = (uint8) p[4];
-	st->flags = (uint8) p[5];
-	memcpy(&st->detail, p + 8, 4);
-	memcpy(&st->fpr, p + 16, 8);
+	st = hashes_make(cxt, 0.0, (size_t) count, expanded);
+	st->family = p[4];
+	st->flags = p[5];
+	st->detail = bloom_load_u32(p + 8);
+	fpr_bits = bloom_load_u64(p + 16);
+	memcpy(&st->fpr, &fpr_bits, 8);
 	if (isnan(st->fpr) || st->fpr <= 0.0 || st->fpr >= 1.0)
 		bad_hashes_state("The false-positive rate of the state is not between 0 and 1.");
 	/* the family rules of a filter header, which the final function writes */
 	if (bloom_family_check(st->family, st->flags, st->detail) != BLOOM_OK ||
 		(st->family == BF_FAMILY_NONE && count != 0))
 		bad_hashes_state("The element family of the state is invalid.");
+#ifdef BLOOM_LITTLE_ENDIAN
 	memcpy(st->h, p + BF_HASHES_HEADER, count * sizeof(uint64));
+#else
+	for (size_t i = 0; i < count; i++)
+		st->h[i] = bloom_load_u64(p + BF_HASHES_HEADER + 8 * i);
+#endif
 	for (size_t i = 1; i < count; i++)
 	{
 		if ((i & 0xFFFFF) == 0)
@@ -431,5 +491,107 @@ bf_agg_auto_deserialize(PG_FUNCTION_ARGS)
 			bad_hashes_state("The hashes of the state are not strictly increasing.");
 	}
 	st->nsorted = st->nused = (size_t) count;
-	PG_RETURN_POINTER(st);
+	return st;
+}
+
+/* ---- the 1.2 support functions (state type bytea) ---- */
+
+/*
+ * The state argument argno, to be modified: NULL, the read-write expanded
+ * state itself, or a new expanded state (a flat value validated and
+ * copied, a read-only state copied).
+ */
+static BfAggHashes *
+hashes_state_arg(FunctionCallInfo fcinfo, int argno)
+{
+	ExpandedObjectHeader *eoh;
+
+	if (PG_ARGISNULL(argno))
+		return NULL;
+	eoh = bf_agg_object(PG_GETARG_DATUM(argno), &hashes_methods);
+	if (eoh == NULL)
+		return bf_aggh_from_flat(PG_GETARG_BYTEA_PP(argno), bf_agg_states(fcinfo), true);
+	if (VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(PG_GETARG_DATUM(argno))))
+		return &((BfAggHashesObject *) eoh)->st;
+	return bf_aggh_merge(NULL, &((BfAggHashesObject *) eoh)->st,
+						 bf_agg_states(fcinfo), true);
+}
+
+/*
+ * The state argument argno, read only; *temp is set when it is a flat
+ * value decoded into a temporary state, which the caller frees.
+ */
+static BfAggHashes *
+hashes_read_arg(FunctionCallInfo fcinfo, int argno, BfAggHashes **temp)
+{
+	ExpandedObjectHeader *eoh;
+
+	*temp = NULL;
+	if (PG_ARGISNULL(argno))
+		return NULL;
+	eoh = bf_agg_object(PG_GETARG_DATUM(argno), &hashes_methods);
+	if (eoh != NULL)
+		return &((BfAggHashesObject *) eoh)->st;
+	*temp = bf_aggh_from_flat(PG_GETARG_BYTEA_PP(argno), CurrentMemoryContext, false);
+	return *temp;
+}
+
+static void
+hashes_free(BfAggHashes *st)
+{
+	if (st != NULL)
+	{
+		pfree(st->h);
+		pfree(st);
+	}
+}
+
+/* bf_agg(value) and bf_agg(value, fpr); not STRICT: NULL values skipped */
+PG_FUNCTION_INFO_V1(bf_agg_auto_step);
+Datum
+bf_agg_auto_step(PG_FUNCTION_ARGS)
+{
+	BfAggHashes *st = hashes_state_arg(fcinfo, 0);
+
+	st = bf_aggh_step(fcinfo, st, NULL, true);
+	PG_RETURN_DATUM(EOHPGetRWDatum(st->eoh));
+}
+
+/* the combine function; not STRICT: NULL partial states are skipped */
+PG_FUNCTION_INFO_V1(bf_agg_auto_merge);
+Datum
+bf_agg_auto_merge(PG_FUNCTION_ARGS)
+{
+	BfAggHashes *temp;
+	BfAggHashes *s2 = hashes_read_arg(fcinfo, 1, &temp);
+	BfAggHashes *s1;
+
+	if (s2 == NULL)
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	s1 = hashes_state_arg(fcinfo, 0);
+	s1 = bf_aggh_merge(s1, s2, s1 ? NULL : bf_agg_states(fcinfo), true);
+	hashes_free(temp);
+	PG_RETURN_DATUM(EOHPGetRWDatum(s1->eoh));
+}
+
+/* not STRICT: zero rows (NULL state), or only NULL values, give NULL */
+PG_FUNCTION_INFO_V1(bf_agg_auto_finish);
+Datum
+bf_agg_auto_finish(PG_FUNCTION_ARGS)
+{
+	BfAggHashes *temp;
+	BfAggHashes *st = hashes_read_arg(fcinfo, 0, &temp);
+	struct varlena *vl;
+
+	if (st == NULL)
+		PG_RETURN_NULL();
+	vl = bf_aggh_result(st);
+	hashes_free(temp);
+	if (vl == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(vl);
 }

@@ -15,6 +15,8 @@
  *	  bf_value_ops.c      set algebra, equality, estimates
  *	  bf_value_agg.c      the aggregates whose state is a filter
  *	  bf_value_agg_auto.c the auto-sized bf_agg
+ *	  bf_value_agg_internal.c  the aggregates' support functions of the
+ *	                      1.0 and 1.1 catalogs (states of type internal)
  *
  *	  Growing values: bf_grow.h; the cache of detoasted filters: bf_cache.h;
  *	  sliding windows: bf_window.h; the index access method: bf_index.h;
@@ -30,6 +32,7 @@
 #include "fmgr.h"
 #include "catalog/pg_type_d.h"
 #include "access/tupdesc.h"
+#include "utils/expandeddatum.h"
 
 #include "bloom_core.h"
 #include "bloom_grow.h"
@@ -220,9 +223,32 @@ extern void bf_combine(BloomHeader *dst, uint8 *dstbits,
 					   bool intersect);
 extern void bf_finish_combined(BloomHeader *hdr, uint8 *payload, bool intersect);
 
-/* bf_value_agg.c: what both kinds of aggregate state use */
+/*
+ * bf_value_agg.c: what every aggregate state uses (bf_value_agg.h has the
+ * states of the bloomfilter aggregates).  The states of the 1.2 catalog
+ * are expanded objects (utils/expandeddatum.h) whose memory context is
+ * bf_agg_states': nodeAgg keeps, without copying, a state returned as a
+ * read-write pointer whose context is a child of the aggregate context.
+ */
 extern MemoryContext bf_agg_context(FunctionCallInfo fcinfo, const char *fname);
+extern MemoryContext bf_agg_states(FunctionCallInfo fcinfo);
 extern BfTypeInfo *bf_agg_typeinfo(FunctionCallInfo fcinfo);
+
+/*
+ * The expanded object d points to, if d is an expanded datum of the kind
+ * these methods make; NULL for a flat value (or another kind of object).
+ * Inline: the transition functions ask once per row.
+ */
+static inline ExpandedObjectHeader *
+bf_agg_object(Datum d, const ExpandedObjectMethods *methods)
+{
+	varatt_expanded ptr;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+		return NULL;
+	memcpy(&ptr, VARDATA_EXTERNAL(DatumGetPointer(d)), sizeof(ptr));
+	return ptr.eohptr->eoh_methods == methods ? ptr.eohptr : NULL;
+}
 
 /* bf_value_agg_auto.c */
 extern void bf_agg_define_gucs(void);

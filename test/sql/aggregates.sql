@@ -254,3 +254,274 @@ SELECT bf_agg(x) IS NULL FROM (SELECT generate_series(1, 30000) AS x) s;
 SELECT (bf_info(bf_agg(x))).capacity FROM (SELECT generate_series(1, 10000) AS x) s;
 RESET bloomfilter.agg_max_distinct;
 SHOW bloomfilter.agg_max_distinct;
+
+--
+-- transition states of SQL types (1.2): bloomfilter, bytea for the
+-- auto-sized form, bloomwindow; a distributed planner (Citus) combines
+-- partial states only when the state is not a pseudo-type
+--
+\i test/sql/include/errors.sql
+SELECT aggfnoid::regprocedure AS aggregate, aggtranstype::regtype AS state,
+	   aggcombinefn AS combine, aggserialfn AS serial, aggfinalmodify AS finalmodify
+FROM pg_aggregate WHERE aggfnoid::regprocedure::text LIKE 'bf\_%agg%'
+ORDER BY aggfnoid::regprocedure::text;
+SELECT count(*) AS internal_states FROM pg_aggregate
+WHERE aggfnoid::regprocedure::text LIKE 'bf\_%agg%' AND aggtranstype = 'internal'::regtype;
+
+-- serial and parallel plans, many groups: the same bytes for every group
+CREATE TABLE agg_grp AS
+SELECT g, g % 500 AS grp, timestamptz '2024-03-01' + g * interval '17 seconds' AS at
+FROM generate_series(1, 60000) g;
+CREATE TABLE agg_grp_f AS
+SELECT grp, sub, bf_agg(g, 200, 0.01) AS f
+FROM (SELECT g, g % 100 AS grp, g % 7 AS sub FROM generate_series(1, 20000) g) s
+GROUP BY grp, sub;
+ANALYZE agg_grp;
+ANALYZE agg_grp_f;
+CREATE VIEW agg_grp_digest AS
+SELECT 'sized' AS agg, md5(string_agg(md5(f::bytea), ',' ORDER BY grp)) AS digest, count(*) AS groups
+FROM (SELECT grp, bf_agg(g, 200, 0.01) AS f FROM agg_grp GROUP BY grp) s
+UNION ALL
+SELECT 'auto', md5(string_agg(md5(f::bytea), ',' ORDER BY grp)), count(*)
+FROM (SELECT grp, bf_agg(g) AS f FROM agg_grp GROUP BY grp) s
+UNION ALL
+SELECT 'auto fpr', md5(string_agg(md5(f::bytea), ',' ORDER BY grp)), count(*)
+FROM (SELECT grp, bf_agg(g, 0.001) AS f FROM agg_grp GROUP BY grp) s
+UNION ALL
+SELECT 'window', md5(string_agg(md5(w::bytea), ',' ORDER BY grp)), count(*)
+FROM (SELECT grp, bf_window_agg(g, at, '1 hour', 200) AS w FROM agg_grp GROUP BY grp) s
+UNION ALL
+SELECT 'union', md5(string_agg(md5(f::bytea), ',' ORDER BY grp)), count(*)
+FROM (SELECT grp, bf_union_agg(f) AS f FROM agg_grp_f GROUP BY grp) s
+UNION ALL
+SELECT 'intersect', md5(string_agg(md5(f::bytea), ',' ORDER BY grp)), count(*)
+FROM (SELECT grp, bf_intersect_agg(f) AS f FROM agg_grp_f GROUP BY grp) s;
+CREATE TABLE agg_grp_serial AS SELECT * FROM agg_grp_digest;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF)
+SELECT grp, bf_agg(g, 200, 0.01), bf_agg(g), bf_window_agg(g, at, '1 hour', 200) FROM agg_grp GROUP BY grp;
+EXPLAIN (COSTS OFF)
+SELECT grp, bf_union_agg(f), bf_intersect_agg(f) FROM agg_grp_f GROUP BY grp;
+SELECT p.agg, p.groups, p.digest = s.digest AS same_as_serial
+FROM agg_grp_digest p JOIN agg_grp_serial s USING (agg) ORDER BY p.agg;
+-- sorted groups in parallel too (Partial GroupAggregate)
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF)
+SELECT grp, bf_agg(g, 200, 0.01), bf_agg(g), bf_window_agg(g, at, '1 hour', 200) FROM agg_grp GROUP BY grp;
+SELECT p.agg, p.digest = s.digest AS same_as_serial
+FROM agg_grp_digest p JOIN agg_grp_serial s USING (agg) ORDER BY p.agg;
+RESET enable_hashagg;
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+
+-- A partial state crosses nodes in its text form, as Citus sends it: each
+-- part's state by an aggregate without a final function, printed and read
+-- back, combined, finished: the bytes of the whole table's aggregate.
+CREATE AGGREGATE agg_part_sized(anyelement, bigint, float8) (
+	SFUNC = bf_agg_sized_step, STYPE = bloomfilter);
+CREATE AGGREGATE agg_part_auto(anyelement) (SFUNC = bf_agg_auto_step, STYPE = bytea);
+CREATE AGGREGATE agg_part_window(anyelement, timestamptz, interval, bigint) (
+	SFUNC = bf_window_agg_step, STYPE = bloomwindow);
+CREATE TABLE agg_text_parts AS
+SELECT g % 3 AS part, agg_part_sized(g, 20000, 0.01)::text AS sized,
+	   agg_part_auto(g)::text AS auto, agg_part_window(g, at, '1 hour', 20000)::text AS win
+FROM agg_grp GROUP BY g % 3;
+SELECT md5(bf_agg_sized_finish(bf_union_agg_step(bf_union_agg_step(bf_union_agg_step(NULL,
+		   (SELECT sized FROM agg_text_parts WHERE part = 0)::bloomfilter),
+		   (SELECT sized FROM agg_text_parts WHERE part = 1)::bloomfilter),
+		   (SELECT sized FROM agg_text_parts WHERE part = 2)::bloomfilter))::bytea) =
+	   (SELECT md5(bf_agg(g, 20000, 0.01)::bytea) FROM agg_grp) AS sized_via_text,
+	   md5(bf_agg_auto_finish(bf_agg_auto_merge(bf_agg_auto_merge(bf_agg_auto_merge(NULL,
+		   (SELECT auto FROM agg_text_parts WHERE part = 0)::bytea),
+		   (SELECT auto FROM agg_text_parts WHERE part = 1)::bytea),
+		   (SELECT auto FROM agg_text_parts WHERE part = 2)::bytea))::bytea) =
+	   (SELECT md5(bf_agg(g)::bytea) FROM agg_grp) AS auto_via_text,
+	   md5(bf_window_agg_finish(bf_window_agg_merge(bf_window_agg_merge(bf_window_agg_merge(NULL,
+		   (SELECT win FROM agg_text_parts WHERE part = 0)::bloomwindow),
+		   (SELECT win FROM agg_text_parts WHERE part = 1)::bloomwindow),
+		   (SELECT win FROM agg_text_parts WHERE part = 2)::bloomwindow))::bytea) =
+	   (SELECT md5(bf_window_agg(g, at, '1 hour', 20000)::bytea) FROM agg_grp) AS window_via_text;
+-- a state read back is an ordinary value: every function takes it
+SELECT bf_contains(sized::bloomfilter, 3) AS has_3, bf_contains(sized::bloomfilter, 4) AS has_4,
+	   (bf_info(sized::bloomfilter)).capacity
+FROM agg_text_parts WHERE part = 0;
+
+-- The support functions called from SQL: a flat state is copied, never
+-- modified; outside an aggregate they return a new value.
+SELECT bf_contains(s, 7) AS state_has_7, bf_contains(f, 7) AS input_has_7,
+	   bf_contains(t, 7) AS step_has_7, (bf_info(f)).inserted AS input_inserted
+FROM (SELECT f, bf_union_agg_step(f, bf_add(bf_create(1000, 0.01), 7)) AS s,
+			 bf_agg_sized_step(f, 7, 1000, 0.01) AS t
+	  FROM (SELECT bf_create(1000, 0.01) AS f OFFSET 0) a) b;
+SELECT md5(h) = md5(h0) AS auto_input_unchanged,
+	   bf_contains(bf_agg_auto_finish(m), 7) AS merged_has_7,
+	   bf_contains(bf_agg_auto_finish(h), 7) AS input_has_7
+FROM (SELECT h, h0, bf_agg_auto_merge(h, bf_agg_auto_step(NULL, 7)) AS m
+	  FROM (SELECT bf_agg_auto_step(NULL, 1)::bytea AS h, bf_agg_auto_step(NULL, 1)::bytea AS h0
+			OFFSET 0) a) b;
+-- an aggregate of users' own whose initial state is a flat filter: each
+-- group starts from the same unmodified filter
+CREATE AGGREGATE agg_union_from(bloomfilter) (
+	SFUNC = bf_union_agg_step, STYPE = bloomfilter, FINALFUNC = bf_union_agg_finish,
+	INITCOND = 'bloomfilter:1 layout=blocked hash=xxh3_64 family=none nhashes=5 nbits=1024 seed=0 capacity=100 fpr=0.01 inserted=0 bits=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
+SELECT grp, bf_contains(u, grp) AS own, bf_contains(u, 1 - grp) AS other
+FROM (SELECT grp, agg_union_from(bf_add(bf_create(100, 0.01), grp)) AS u
+	  FROM (VALUES (0), (1), (0), (1)) v(grp) GROUP BY grp) s
+ORDER BY grp;
+
+-- malformed flat states are refused with the error of a bad value
+-- (data_corrupted), by transition, combine and final functions alike
+CREATE FUNCTION agg_raw_filter(bytea, int) RETURNS bloomfilter
+	LANGUAGE internal IMMUTABLE STRICT AS 'bytea_substr_no_len';
+CREATE FUNCTION agg_raw_window(bytea, int) RETURNS bloomwindow
+	LANGUAGE internal IMMUTABLE STRICT AS 'bytea_substr_no_len';
+SELECT test_err($$SELECT bf_agg_sized_step(agg_raw_filter('\x424c4d46', 1), 1, 100, 0.01)$$);
+SELECT test_err($$SELECT bf_union_agg_step(agg_raw_filter('\x00', 1), bf_create(100))$$);
+SELECT test_err($$SELECT bf_union_agg_step(bf_create(100), agg_raw_filter('\x00', 1))$$);
+SELECT test_err($$SELECT bf_intersect_agg_step(NULL, agg_raw_filter(substring(bf_create(100)::bytea FROM 1 FOR 100), 1))$$);
+SELECT test_err($$SELECT bf_agg_sized_finish(agg_raw_filter('\x0102', 1))$$);
+SELECT test_err($$SELECT bf_agg_auto_step('\x00'::bytea, 1)$$);
+SELECT test_err($$SELECT bf_agg_auto_merge(NULL, '\x4246414800'::bytea)$$);
+SELECT test_err($$SELECT bf_agg_auto_merge(bf_agg_auto_step(NULL, 1), overlay(bf_agg_auto_step(NULL, 1) placing '\x01' from 7))$$);
+SELECT test_err($$SELECT bf_agg_auto_finish(overlay(bf_agg_auto_merge(bf_agg_auto_step(NULL, 1), bf_agg_auto_step(NULL, 2)) placing '\x0000000000000000' from 41))$$);
+SELECT test_err($$SELECT bf_agg_auto_merge(NULL, overlay(bf_agg_auto_step(NULL, 1) placing '\x0000000000000000' from 17))$$);
+SELECT test_err($$SELECT bf_window_agg_step(agg_raw_window('\x00', 1), 1, now(), '1 day', 10)$$);
+SELECT test_err($$SELECT bf_window_agg_merge(NULL, agg_raw_window('\x0102030405', 1))$$);
+SELECT test_err($$SELECT bf_window_agg_finish(agg_raw_window(substring(bf_window_create('1 day', 10)::bytea FROM 1 FOR 80), 1))$$);
+-- mismatched states: the errors of mismatched rows
+SELECT test_err($$SELECT bf_union_agg_step(bf_create(100), bf_create(200))$$);
+SELECT test_err($$SELECT bf_agg_auto_merge(bf_agg_auto_step(NULL, 1, 0.01), bf_agg_auto_step(NULL, 1, 0.02))$$);
+SELECT test_err($$SELECT bf_agg_auto_merge(bf_agg_auto_step(NULL, 1), bf_agg_auto_step(NULL, 'x'::text))$$);
+SELECT test_err($$SELECT bf_agg_sized_step(bf_create(100), 1, 200, 0.01)$$);
+SELECT test_err($$SELECT bf_agg_sized_step(bf_create_growing(100), 1, 100, 0.01)$$);
+
+-- The support functions of the 1.0 and 1.1 catalogs (`internal` states),
+-- which a database keeps until ALTER EXTENSION UPDATE: the library still
+-- has them, and they give the bytes of 1.2's, in parallel plans too.
+CREATE FUNCTION agg_v1_filter_serialize(internal) RETURNS bytea
+	AS '$libdir/bloomfilter', 'bf_agg_filter_serialize' LANGUAGE C STRICT;
+CREATE FUNCTION agg_v1_filter_deserialize(bytea, internal) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_agg_filter_deserialize' LANGUAGE C STRICT;
+CREATE FUNCTION agg_v1_sized_trans(internal, anyelement, bigint, float8) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_agg_sized_trans' LANGUAGE C;
+CREATE FUNCTION agg_v1_sized_final(internal) RETURNS bloomfilter
+	AS '$libdir/bloomfilter', 'bf_agg_sized_final' LANGUAGE C;
+CREATE FUNCTION agg_v1_sized_combine(internal, internal) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_agg_sized_combine' LANGUAGE C;
+CREATE FUNCTION agg_v1_auto_trans(internal, anyelement) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_agg_auto_trans' LANGUAGE C;
+CREATE FUNCTION agg_v1_auto_final(internal) RETURNS bloomfilter
+	AS '$libdir/bloomfilter', 'bf_agg_auto_final' LANGUAGE C;
+CREATE FUNCTION agg_v1_auto_combine(internal, internal) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_agg_auto_combine' LANGUAGE C;
+CREATE FUNCTION agg_v1_auto_serialize(internal) RETURNS bytea
+	AS '$libdir/bloomfilter', 'bf_agg_auto_serialize' LANGUAGE C STRICT;
+CREATE FUNCTION agg_v1_auto_deserialize(bytea, internal) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_agg_auto_deserialize' LANGUAGE C STRICT;
+CREATE FUNCTION agg_v1_union_trans(internal, bloomfilter) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_union_agg_trans' LANGUAGE C;
+CREATE FUNCTION agg_v1_union_final(internal) RETURNS bloomfilter
+	AS '$libdir/bloomfilter', 'bf_union_agg_final' LANGUAGE C;
+CREATE FUNCTION agg_v1_union_combine(internal, internal) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_union_agg_combine' LANGUAGE C;
+CREATE FUNCTION agg_v1_intersect_trans(internal, bloomfilter) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_intersect_agg_trans' LANGUAGE C;
+CREATE FUNCTION agg_v1_intersect_final(internal) RETURNS bloomfilter
+	AS '$libdir/bloomfilter', 'bf_intersect_agg_final' LANGUAGE C;
+CREATE FUNCTION agg_v1_intersect_combine(internal, internal) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_intersect_agg_combine' LANGUAGE C;
+CREATE FUNCTION agg_v1_window_trans(internal, anyelement, timestamptz, interval, bigint)
+	RETURNS internal AS '$libdir/bloomfilter', 'bf_window_agg_trans' LANGUAGE C;
+CREATE FUNCTION agg_v1_window_final(internal) RETURNS bloomwindow
+	AS '$libdir/bloomfilter', 'bf_window_agg_final' LANGUAGE C;
+CREATE FUNCTION agg_v1_window_combine(internal, internal) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_window_agg_combine' LANGUAGE C;
+CREATE FUNCTION agg_v1_window_serialize(internal) RETURNS bytea
+	AS '$libdir/bloomfilter', 'bf_window_agg_serialize' LANGUAGE C STRICT;
+CREATE FUNCTION agg_v1_window_deserialize(bytea, internal) RETURNS internal
+	AS '$libdir/bloomfilter', 'bf_window_agg_deserialize' LANGUAGE C STRICT;
+CREATE AGGREGATE agg_v1_sized(anyelement, bigint, float8) (
+	SFUNC = agg_v1_sized_trans, STYPE = internal, FINALFUNC = agg_v1_sized_final,
+	COMBINEFUNC = agg_v1_sized_combine, SERIALFUNC = agg_v1_filter_serialize,
+	DESERIALFUNC = agg_v1_filter_deserialize, PARALLEL = SAFE);
+CREATE AGGREGATE agg_v1_auto(anyelement) (
+	SFUNC = agg_v1_auto_trans, STYPE = internal, FINALFUNC = agg_v1_auto_final,
+	COMBINEFUNC = agg_v1_auto_combine, SERIALFUNC = agg_v1_auto_serialize,
+	DESERIALFUNC = agg_v1_auto_deserialize, PARALLEL = SAFE);
+CREATE AGGREGATE agg_v1_union(bloomfilter) (
+	SFUNC = agg_v1_union_trans, STYPE = internal, FINALFUNC = agg_v1_union_final,
+	COMBINEFUNC = agg_v1_union_combine, SERIALFUNC = agg_v1_filter_serialize,
+	DESERIALFUNC = agg_v1_filter_deserialize, PARALLEL = SAFE);
+CREATE AGGREGATE agg_v1_intersect(bloomfilter) (
+	SFUNC = agg_v1_intersect_trans, STYPE = internal, FINALFUNC = agg_v1_intersect_final,
+	COMBINEFUNC = agg_v1_intersect_combine, SERIALFUNC = agg_v1_filter_serialize,
+	DESERIALFUNC = agg_v1_filter_deserialize, PARALLEL = SAFE);
+CREATE AGGREGATE agg_v1_window(anyelement, timestamptz, interval, bigint) (
+	SFUNC = agg_v1_window_trans, STYPE = internal, FINALFUNC = agg_v1_window_final,
+	COMBINEFUNC = agg_v1_window_combine, SERIALFUNC = agg_v1_window_serialize,
+	DESERIALFUNC = agg_v1_window_deserialize, PARALLEL = SAFE);
+CREATE VIEW agg_v1_digest AS
+SELECT 'sized' AS agg, md5(string_agg(md5(f::bytea), ',' ORDER BY grp)) AS digest
+FROM (SELECT grp, agg_v1_sized(g, 200, 0.01) AS f FROM agg_grp GROUP BY grp) s
+UNION ALL
+SELECT 'auto', md5(string_agg(md5(f::bytea), ',' ORDER BY grp))
+FROM (SELECT grp, agg_v1_auto(g) AS f FROM agg_grp GROUP BY grp) s
+UNION ALL
+SELECT 'window', md5(string_agg(md5(w::bytea), ',' ORDER BY grp))
+FROM (SELECT grp, agg_v1_window(g, at, '1 hour', 200) AS w FROM agg_grp GROUP BY grp) s
+UNION ALL
+SELECT 'union', md5(string_agg(md5(f::bytea), ',' ORDER BY grp))
+FROM (SELECT grp, agg_v1_union(f) AS f FROM agg_grp_f GROUP BY grp) s
+UNION ALL
+SELECT 'intersect', md5(string_agg(md5(f::bytea), ',' ORDER BY grp))
+FROM (SELECT grp, agg_v1_intersect(f) AS f FROM agg_grp_f GROUP BY grp) s;
+SELECT v.agg, v.digest = s.digest AS serial_same_as_1_2
+FROM agg_v1_digest v JOIN agg_grp_serial s USING (agg) ORDER BY v.agg;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF)
+SELECT grp, agg_v1_sized(g, 200, 0.01), agg_v1_auto(g), agg_v1_window(g, at, '1 hour', 200)
+FROM agg_grp GROUP BY grp;
+SELECT v.agg, v.digest = s.digest AS parallel_same_as_1_2
+FROM agg_v1_digest v JOIN agg_grp_serial s USING (agg) ORDER BY v.agg;
+-- zero rows: the sized form's empty filter
+SELECT agg_v1_sized(g, 1000, 0.01) = bf_create(1000, 0.01) AS v1_zero_rows,
+	   agg_v1_auto(g) IS NULL AS v1_auto_zero_rows
+FROM agg_grp WHERE g < 0;
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+DROP VIEW agg_v1_digest;
+DROP AGGREGATE agg_v1_sized(anyelement, bigint, float8), agg_v1_auto(anyelement),
+	agg_v1_union(bloomfilter), agg_v1_intersect(bloomfilter),
+	agg_v1_window(anyelement, timestamptz, interval, bigint);
+DROP FUNCTION agg_v1_filter_serialize(internal), agg_v1_filter_deserialize(bytea, internal),
+	agg_v1_sized_trans(internal, anyelement, bigint, float8), agg_v1_sized_final(internal),
+	agg_v1_sized_combine(internal, internal), agg_v1_auto_trans(internal, anyelement),
+	agg_v1_auto_final(internal), agg_v1_auto_combine(internal, internal),
+	agg_v1_auto_serialize(internal), agg_v1_auto_deserialize(bytea, internal),
+	agg_v1_union_trans(internal, bloomfilter), agg_v1_union_final(internal),
+	agg_v1_union_combine(internal, internal), agg_v1_intersect_trans(internal, bloomfilter),
+	agg_v1_intersect_final(internal), agg_v1_intersect_combine(internal, internal),
+	agg_v1_window_trans(internal, anyelement, timestamptz, interval, bigint),
+	agg_v1_window_final(internal), agg_v1_window_combine(internal, internal),
+	agg_v1_window_serialize(internal), agg_v1_window_deserialize(bytea, internal);
+
+DROP AGGREGATE agg_part_sized(anyelement, bigint, float8);
+DROP AGGREGATE agg_part_auto(anyelement);
+DROP AGGREGATE agg_part_window(anyelement, timestamptz, interval, bigint);
+DROP AGGREGATE agg_union_from(bloomfilter);
+DROP FUNCTION agg_raw_filter(bytea, int);
+DROP FUNCTION agg_raw_window(bytea, int);
+DROP VIEW agg_grp_digest;
+DROP TABLE agg_grp, agg_grp_f, agg_grp_serial, agg_text_parts;
+DROP FUNCTION test_err(text);
+DROP FUNCTION test_errcode(text);

@@ -1,0 +1,203 @@
+/* bloomfilter--1.1--1.2.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "ALTER EXTENSION bloomfilter UPDATE TO '1.2'" to load this file. \quit
+
+-- Every object the extension gains or changes after 1.1.  A new
+-- installation runs bloomfilter--1.0.sql, bloomfilter--1.0--1.1.sql and
+-- then this script, so a fresh 1.2 and an updated 1.1 have the same
+-- catalog (test/t/003_upgrade.pl).
+
+-- ====================================================================
+-- Aggregates: transition states of real types
+-- ====================================================================
+
+-- Every aggregate had an `internal` state, which only PostgreSQL's own
+-- parallel plans can move between processes (through the serialize and
+-- deserialize functions).  Their states are now values of SQL types:
+-- bloomfilter for bf_agg(value, capacity, fpr), bf_union_agg and
+-- bf_intersect_agg, bloomwindow for bf_window_agg, and bytea (the sorted
+-- set of the values' hashes) for the auto-sized bf_agg.  A distributed
+-- planner such as Citus can then run them as partial aggregates on each
+-- node and combine the states, which it sends in their text form.  Between
+-- rows a state is an expanded object (no copy per row); a flat state is
+-- the type's ordinary value.
+--
+-- The support functions can be called from SQL.  They validate a state
+-- given as a flat value as any argument of its type, never modify it, and
+-- outside an aggregate return a new value.  The transition functions of
+-- the bloomfilter states are IMMUTABLE, as bf_add is; those of the
+-- auto-sized bf_agg are STABLE: whether they stop with an error depends on
+-- the setting bloomfilter.agg_max_distinct.  None is STRICT: a NULL state
+-- is the start of an aggregate, and each says what a NULL argument means.
+--
+-- The 1.0 and 1.1 support functions (states of type internal) are dropped
+-- below; the library keeps them for databases not yet updated.
+
+-- bf_agg(value, capacity, fpr)
+CREATE FUNCTION bf_agg_sized_step(bloomfilter, anyelement, bigint, float8)
+	RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_agg_sized_step(bloomfilter, anyelement, bigint, float8) IS
+	'transition function of bf_agg(value, capacity, fpr); not STRICT: a NULL state is made into an empty filter of that size even when the value is NULL, NULL values are skipped';
+CREATE FUNCTION bf_agg_sized_finish(bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_agg_sized_finish(bloomfilter) IS
+	'final function of bf_agg(value, capacity, fpr); not STRICT: zero rows (a NULL state) give an empty filter of the size asked when capacity and fpr are constants';
+
+-- bf_union_agg and bf_intersect_agg: a partial state is a filter as a row
+-- is, so the transition function is also the combine function (and that
+-- of bf_union_agg is the combine function of bf_agg with a capacity)
+CREATE FUNCTION bf_union_agg_step(bloomfilter, bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_union_agg_step(bloomfilter, bloomfilter) IS
+	'transition and combine function of bf_union_agg, combine function of bf_agg(value, capacity, fpr): the state OR the filter; not STRICT: a NULL state becomes a copy of the first non-NULL filter, NULL filters are skipped';
+CREATE FUNCTION bf_intersect_agg_step(bloomfilter, bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_intersect_agg_step(bloomfilter, bloomfilter) IS
+	'transition and combine function of bf_intersect_agg: the state AND the filter; not STRICT: a NULL state becomes a copy of the first non-NULL filter, NULL filters are skipped';
+CREATE FUNCTION bf_union_agg_finish(bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_union_agg_finish(bloomfilter) IS
+	'final function of bf_union_agg: the inserted counter from the bits; not STRICT so that it reads the state where it is (a NULL state gives NULL)';
+CREATE FUNCTION bf_intersect_agg_finish(bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_intersect_agg_finish(bloomfilter) IS
+	'final function of bf_intersect_agg: the inserted counter from the bits; not STRICT so that it reads the state where it is (a NULL state gives NULL)';
+
+-- the auto-sized bf_agg(value [, fpr])
+CREATE FUNCTION bf_agg_auto_step(bytea, anyelement) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_agg_auto_step(bytea, anyelement) IS
+	'transition function of bf_agg(value): adds the value''s hash to the set; not STRICT: a NULL state starts a set, NULL values are skipped; STABLE: it stops past bloomfilter.agg_max_distinct hashes';
+CREATE FUNCTION bf_agg_auto_step(bytea, anyelement, float8) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_agg_auto_step(bytea, anyelement, float8) IS
+	'transition function of bf_agg(value, fpr): adds the value''s hash to the set; not STRICT: a NULL state starts a set, NULL values are skipped, a NULL fpr is an error; STABLE: it stops past bloomfilter.agg_max_distinct hashes';
+CREATE FUNCTION bf_agg_auto_merge(bytea, bytea) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_agg_auto_merge(bytea, bytea) IS
+	'combine function of the auto-sized bf_agg: the union of two sets of hashes; not STRICT: NULL states are skipped; STABLE: it stops past bloomfilter.agg_max_distinct hashes';
+CREATE FUNCTION bf_agg_auto_finish(bytea) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_agg_auto_finish(bytea) IS
+	'final function of the auto-sized bf_agg: a filter sized for the distinct hashes; not STRICT so that it reads the state where it is (a NULL state, or one without hashes, gives NULL); STABLE: it stops past bloomfilter.agg_max_distinct hashes';
+
+-- bf_window_agg(value, at, window_length, capacity_per_window [, fpr [, slices]])
+CREATE FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint)
+	RETURNS bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint, float8)
+	RETURNS bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+CREATE FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint, float8, int)
+	RETURNS bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint) IS
+	'transition function of bf_window_agg; not STRICT: a NULL state is made into an empty window even when the value is NULL, NULL values are skipped, a NULL time is an error';
+COMMENT ON FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint, float8) IS
+	'transition function of bf_window_agg; not STRICT: a NULL state is made into an empty window even when the value is NULL, NULL values are skipped, a NULL time is an error';
+COMMENT ON FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint, float8, int) IS
+	'transition function of bf_window_agg; not STRICT: a NULL state is made into an empty window even when the value is NULL, NULL values are skipped, a NULL time is an error';
+CREATE FUNCTION bf_window_agg_merge(bloomwindow, bloomwindow) RETURNS bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_window_agg_merge(bloomwindow, bloomwindow) IS
+	'combine function of bf_window_agg: the union of two windows; not STRICT: NULL states are skipped';
+CREATE FUNCTION bf_window_agg_finish(bloomwindow) RETURNS bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_window_agg_finish(bloomwindow) IS
+	'final function of bf_window_agg: the inserted counters from the bits; not STRICT so that it reads the state where it is (a NULL state gives NULL)';
+
+-- The aggregates with their new states.  No SERIALFUNC / DESERIALFUNC: a
+-- state that is not `internal` crosses processes as its flat value.
+-- SSPACE: the planner's guess of a group's state in a hash table, which
+-- for an `internal` state was 8 kB and would otherwise be the type's
+-- average width (32 bytes), far less than a filter, a window or the
+-- auto-sized form's first array of hashes (8 kB).
+CREATE OR REPLACE AGGREGATE bf_agg(anyelement, capacity bigint, fpr float8) (
+	SFUNC = bf_agg_sized_step,
+	STYPE = bloomfilter,
+	SSPACE = 8192,
+	FINALFUNC = bf_agg_sized_finish,
+	COMBINEFUNC = bf_union_agg_step,
+	PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE bf_agg(anyelement) (
+	SFUNC = bf_agg_auto_step,
+	STYPE = bytea,
+	SSPACE = 8192,
+	FINALFUNC = bf_agg_auto_finish,
+	COMBINEFUNC = bf_agg_auto_merge,
+	PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE bf_agg(anyelement, fpr float8) (
+	SFUNC = bf_agg_auto_step,
+	STYPE = bytea,
+	SSPACE = 8192,
+	FINALFUNC = bf_agg_auto_finish,
+	COMBINEFUNC = bf_agg_auto_merge,
+	PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE bf_union_agg(bloomfilter) (
+	SFUNC = bf_union_agg_step,
+	STYPE = bloomfilter,
+	SSPACE = 8192,
+	FINALFUNC = bf_union_agg_finish,
+	COMBINEFUNC = bf_union_agg_step,
+	PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE bf_intersect_agg(bloomfilter) (
+	SFUNC = bf_intersect_agg_step,
+	STYPE = bloomfilter,
+	SSPACE = 8192,
+	FINALFUNC = bf_intersect_agg_finish,
+	COMBINEFUNC = bf_intersect_agg_step,
+	PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE bf_window_agg(anyelement, at timestamptz, window_length interval,
+										  capacity_per_window bigint) (
+	SFUNC = bf_window_agg_step, STYPE = bloomwindow, SSPACE = 8192,
+	FINALFUNC = bf_window_agg_finish, COMBINEFUNC = bf_window_agg_merge,
+	PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE bf_window_agg(anyelement, at timestamptz, window_length interval,
+										  capacity_per_window bigint, fpr float8) (
+	SFUNC = bf_window_agg_step, STYPE = bloomwindow, SSPACE = 8192,
+	FINALFUNC = bf_window_agg_finish, COMBINEFUNC = bf_window_agg_merge,
+	PARALLEL = SAFE
+);
+CREATE OR REPLACE AGGREGATE bf_window_agg(anyelement, at timestamptz, window_length interval,
+										  capacity_per_window bigint, fpr float8, slices int) (
+	SFUNC = bf_window_agg_step, STYPE = bloomwindow, SSPACE = 8192,
+	FINALFUNC = bf_window_agg_finish, COMBINEFUNC = bf_window_agg_merge,
+	PARALLEL = SAFE
+);
+
+-- the support functions of the `internal` states, which no aggregate uses
+-- now (the library keeps them for the 1.0 and 1.1 catalogs)
+DROP FUNCTION bf_agg_filter_serialize(internal);
+DROP FUNCTION bf_agg_filter_deserialize(bytea, internal);
+DROP FUNCTION bf_agg_sized_trans(internal, anyelement, bigint, float8);
+DROP FUNCTION bf_agg_sized_final(internal);
+DROP FUNCTION bf_agg_sized_combine(internal, internal);
+DROP FUNCTION bf_agg_auto_trans(internal, anyelement);
+DROP FUNCTION bf_agg_auto_trans(internal, anyelement, float8);
+DROP FUNCTION bf_agg_auto_final(internal);
+DROP FUNCTION bf_agg_auto_combine(internal, internal);
+DROP FUNCTION bf_agg_auto_serialize(internal);
+DROP FUNCTION bf_agg_auto_deserialize(bytea, internal);
+DROP FUNCTION bf_union_agg_trans(internal, bloomfilter);
+DROP FUNCTION bf_union_agg_final(internal);
+DROP FUNCTION bf_union_agg_combine(internal, internal);
+DROP FUNCTION bf_intersect_agg_trans(internal, bloomfilter);
+DROP FUNCTION bf_intersect_agg_final(internal);
+DROP FUNCTION bf_intersect_agg_combine(internal, internal);
+DROP FUNCTION bf_window_agg_trans(internal, anyelement, timestamptz, interval, bigint);
+DROP FUNCTION bf_window_agg_trans(internal, anyelement, timestamptz, interval, bigint, float8);
+DROP FUNCTION bf_window_agg_trans(internal, anyelement, timestamptz, interval, bigint, float8, int);
+DROP FUNCTION bf_window_agg_final(internal);
+DROP FUNCTION bf_window_agg_combine(internal, internal);
+DROP FUNCTION bf_window_agg_serialize(internal);
+DROP FUNCTION bf_window_agg_deserialize(bytea, internal);
+
+-- (end of aggregates)
