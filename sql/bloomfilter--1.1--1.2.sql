@@ -201,3 +201,18 @@ DROP FUNCTION bf_window_agg_serialize(internal);
 DROP FUNCTION bf_window_agg_deserialize(bytea, internal);
 
 -- (end of aggregates)
+
+-- ====================================================================
+-- Tables distributed by Citus: each shard answers for its own rows
+-- ====================================================================
+
+-- the planner's support of bf_shard_might_contain: on a shard, tableoid
+-- becomes the shard's OID, so the test is made once per statement
+CREATE FUNCTION bf_shard_might_contain_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bf_shard_might_contain(rel oid, cols name[], value anyelement) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED
+	SUPPORT bf_shard_might_contain_support;
+COMMENT ON FUNCTION bf_shard_might_contain(oid, name[], anyelement) IS
+	'may the bloomfilter index of table rel on columns cols hold value? (the shards'' side of lookups in a Citus-distributed table)';
