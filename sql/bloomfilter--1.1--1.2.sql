@@ -14,14 +14,21 @@
 
 -- Every aggregate had an `internal` state, which only PostgreSQL's own
 -- parallel plans can move between processes (through the serialize and
--- deserialize functions).  Their states are now values of SQL types:
--- bloomfilter for bf_agg(value, capacity, fpr), bf_union_agg and
--- bf_intersect_agg, bloomwindow for bf_window_agg, and bytea (the sorted
--- set of the values' hashes) for the auto-sized bf_agg.  A distributed
--- planner such as Citus can then run them as partial aggregates on each
--- node and combine the states, which it sends in their text form.  Between
--- rows a state is an expanded object (no copy per row); a flat state is
--- the type's ordinary value.
+-- deserialize functions).  bf_union_agg and bf_intersect_agg now have a
+-- state of type bloomfilter, and bf_agg and bf_window_agg gain overloads
+-- for the common key types (text, "char", bigint, integer, smallint, uuid,
+-- bytea, numeric, date, timestamp, timestamptz) whose states are values of
+-- SQL types: bloomfilter
+-- for bf_agg(value, capacity, fpr), bloomwindow for bf_window_agg, and
+-- bytea (the sorted set of the values' hashes) for the auto-sized bf_agg.
+-- A distributed planner such as Citus can then run them as partial
+-- aggregates on each node and combine the states, which it sends in their
+-- text form.  (Citus runs a partial aggregate only if the argument types
+-- are exactly the aggregate's: a polymorphic aggregate would be pushed down
+-- and then refused, so the anyelement forms keep their `internal` states,
+-- and Citus gathers their rows as before.)  Between rows a state is an
+-- expanded object (no copy per row); a flat state is the type's ordinary
+-- value.
 --
 -- The support functions can be called from SQL.  They validate a state
 -- given as a flat value as any argument of its type, never modify it, and
@@ -30,16 +37,14 @@
 -- auto-sized bf_agg are STABLE: whether they stop with an error depends on
 -- the setting bloomfilter.agg_max_distinct.  None is STRICT: a NULL state
 -- is the start of an aggregate, and each says what a NULL argument means.
+-- The type of a value is the one each overload declares, which is also
+-- how Citus's workers, which call the transition function without the
+-- aggregate's expression, tell it.
 --
--- The 1.0 and 1.1 support functions (states of type internal) are dropped
--- below; the library keeps them for databases not yet updated.
+-- The 1.0 and 1.1 support functions of bf_union_agg and bf_intersect_agg
+-- are dropped below; the library keeps them for databases not yet updated.
 
--- bf_agg(value, capacity, fpr)
-CREATE FUNCTION bf_agg_sized_step(bloomfilter, anyelement, bigint, float8)
-	RETURNS bloomfilter
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bf_agg_sized_step(bloomfilter, anyelement, bigint, float8) IS
-	'transition function of bf_agg(value, capacity, fpr); not STRICT: a NULL state is made into an empty filter of that size even when the value is NULL, NULL values are skipped';
+-- bf_agg(value, capacity, fpr): the transition functions are made below
 CREATE FUNCTION bf_agg_sized_finish(bloomfilter) RETURNS bloomfilter
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION bf_agg_sized_finish(bloomfilter) IS
@@ -65,15 +70,7 @@ CREATE FUNCTION bf_intersect_agg_finish(bloomfilter) RETURNS bloomfilter
 COMMENT ON FUNCTION bf_intersect_agg_finish(bloomfilter) IS
 	'final function of bf_intersect_agg: the inserted counter from the bits; not STRICT so that it reads the state where it is (a NULL state gives NULL)';
 
--- the auto-sized bf_agg(value [, fpr])
-CREATE FUNCTION bf_agg_auto_step(bytea, anyelement) RETURNS bytea
-	AS 'MODULE_PATHNAME' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bf_agg_auto_step(bytea, anyelement) IS
-	'transition function of bf_agg(value): adds the value''s hash to the set; not STRICT: a NULL state starts a set, NULL values are skipped; STABLE: it stops past bloomfilter.agg_max_distinct hashes';
-CREATE FUNCTION bf_agg_auto_step(bytea, anyelement, float8) RETURNS bytea
-	AS 'MODULE_PATHNAME' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bf_agg_auto_step(bytea, anyelement, float8) IS
-	'transition function of bf_agg(value, fpr): adds the value''s hash to the set; not STRICT: a NULL state starts a set, NULL values are skipped, a NULL fpr is an error; STABLE: it stops past bloomfilter.agg_max_distinct hashes';
+-- the auto-sized bf_agg(value [, fpr]): the transition functions are made below
 CREATE FUNCTION bf_agg_auto_merge(bytea, bytea) RETURNS bytea
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION bf_agg_auto_merge(bytea, bytea) IS
@@ -83,22 +80,8 @@ CREATE FUNCTION bf_agg_auto_finish(bytea) RETURNS bloomfilter
 COMMENT ON FUNCTION bf_agg_auto_finish(bytea) IS
 	'final function of the auto-sized bf_agg: a filter sized for the distinct hashes; not STRICT so that it reads the state where it is (a NULL state, or one without hashes, gives NULL); STABLE: it stops past bloomfilter.agg_max_distinct hashes';
 
--- bf_window_agg(value, at, window_length, capacity_per_window [, fpr [, slices]])
-CREATE FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint)
-	RETURNS bloomwindow
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint, float8)
-	RETURNS bloomwindow
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint, float8, int)
-	RETURNS bloomwindow
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint) IS
-	'transition function of bf_window_agg; not STRICT: a NULL state is made into an empty window even when the value is NULL, NULL values are skipped, a NULL time is an error';
-COMMENT ON FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint, float8) IS
-	'transition function of bf_window_agg; not STRICT: a NULL state is made into an empty window even when the value is NULL, NULL values are skipped, a NULL time is an error';
-COMMENT ON FUNCTION bf_window_agg_step(bloomwindow, anyelement, timestamptz, interval, bigint, float8, int) IS
-	'transition function of bf_window_agg; not STRICT: a NULL state is made into an empty window even when the value is NULL, NULL values are skipped, a NULL time is an error';
+-- bf_window_agg(value, at, window_length, capacity_per_window [, fpr [, slices]]):
+-- the transition functions are made below
 CREATE FUNCTION bf_window_agg_merge(bloomwindow, bloomwindow) RETURNS bloomwindow
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION bf_window_agg_merge(bloomwindow, bloomwindow) IS
@@ -114,30 +97,6 @@ COMMENT ON FUNCTION bf_window_agg_finish(bloomwindow) IS
 -- for an `internal` state was 8 kB and would otherwise be the type's
 -- average width (32 bytes), far less than a filter, a window or the
 -- auto-sized form's first array of hashes (8 kB).
-CREATE OR REPLACE AGGREGATE bf_agg(anyelement, capacity bigint, fpr float8) (
-	SFUNC = bf_agg_sized_step,
-	STYPE = bloomfilter,
-	SSPACE = 8192,
-	FINALFUNC = bf_agg_sized_finish,
-	COMBINEFUNC = bf_union_agg_step,
-	PARALLEL = SAFE
-);
-CREATE OR REPLACE AGGREGATE bf_agg(anyelement) (
-	SFUNC = bf_agg_auto_step,
-	STYPE = bytea,
-	SSPACE = 8192,
-	FINALFUNC = bf_agg_auto_finish,
-	COMBINEFUNC = bf_agg_auto_merge,
-	PARALLEL = SAFE
-);
-CREATE OR REPLACE AGGREGATE bf_agg(anyelement, fpr float8) (
-	SFUNC = bf_agg_auto_step,
-	STYPE = bytea,
-	SSPACE = 8192,
-	FINALFUNC = bf_agg_auto_finish,
-	COMBINEFUNC = bf_agg_auto_merge,
-	PARALLEL = SAFE
-);
 CREATE OR REPLACE AGGREGATE bf_union_agg(bloomfilter) (
 	SFUNC = bf_union_agg_step,
 	STYPE = bloomfilter,
@@ -154,51 +113,90 @@ CREATE OR REPLACE AGGREGATE bf_intersect_agg(bloomfilter) (
 	COMBINEFUNC = bf_intersect_agg_step,
 	PARALLEL = SAFE
 );
-CREATE OR REPLACE AGGREGATE bf_window_agg(anyelement, at timestamptz, window_length interval,
-										  capacity_per_window bigint) (
-	SFUNC = bf_window_agg_step, STYPE = bloomwindow, SSPACE = 8192,
-	FINALFUNC = bf_window_agg_finish, COMBINEFUNC = bf_window_agg_merge,
-	PARALLEL = SAFE
-);
-CREATE OR REPLACE AGGREGATE bf_window_agg(anyelement, at timestamptz, window_length interval,
-										  capacity_per_window bigint, fpr float8) (
-	SFUNC = bf_window_agg_step, STYPE = bloomwindow, SSPACE = 8192,
-	FINALFUNC = bf_window_agg_finish, COMBINEFUNC = bf_window_agg_merge,
-	PARALLEL = SAFE
-);
-CREATE OR REPLACE AGGREGATE bf_window_agg(anyelement, at timestamptz, window_length interval,
-										  capacity_per_window bigint, fpr float8, slices int) (
-	SFUNC = bf_window_agg_step, STYPE = bloomwindow, SSPACE = 8192,
-	FINALFUNC = bf_window_agg_finish, COMBINEFUNC = bf_window_agg_merge,
-	PARALLEL = SAFE
-);
-
--- the support functions of the `internal` states, which no aggregate uses
--- now (the library keeps them for the 1.0 and 1.1 catalogs)
-DROP FUNCTION bf_agg_filter_serialize(internal);
-DROP FUNCTION bf_agg_filter_deserialize(bytea, internal);
-DROP FUNCTION bf_agg_sized_trans(internal, anyelement, bigint, float8);
-DROP FUNCTION bf_agg_sized_final(internal);
-DROP FUNCTION bf_agg_sized_combine(internal, internal);
-DROP FUNCTION bf_agg_auto_trans(internal, anyelement);
-DROP FUNCTION bf_agg_auto_trans(internal, anyelement, float8);
-DROP FUNCTION bf_agg_auto_final(internal);
-DROP FUNCTION bf_agg_auto_combine(internal, internal);
-DROP FUNCTION bf_agg_auto_serialize(internal);
-DROP FUNCTION bf_agg_auto_deserialize(bytea, internal);
+-- the support functions of bf_union_agg's and bf_intersect_agg's
+-- `internal` states, which no aggregate uses now
 DROP FUNCTION bf_union_agg_trans(internal, bloomfilter);
 DROP FUNCTION bf_union_agg_final(internal);
 DROP FUNCTION bf_union_agg_combine(internal, internal);
 DROP FUNCTION bf_intersect_agg_trans(internal, bloomfilter);
 DROP FUNCTION bf_intersect_agg_final(internal);
 DROP FUNCTION bf_intersect_agg_combine(internal, internal);
-DROP FUNCTION bf_window_agg_trans(internal, anyelement, timestamptz, interval, bigint);
-DROP FUNCTION bf_window_agg_trans(internal, anyelement, timestamptz, interval, bigint, float8);
-DROP FUNCTION bf_window_agg_trans(internal, anyelement, timestamptz, interval, bigint, float8, int);
-DROP FUNCTION bf_window_agg_final(internal);
-DROP FUNCTION bf_window_agg_combine(internal, internal);
-DROP FUNCTION bf_window_agg_serialize(internal);
-DROP FUNCTION bf_window_agg_deserialize(bytea, internal);
+
+-- the overloads for the common key types, each with transition functions
+-- declaring its type.  Every type with an implicit cast to one of them that
+-- would change how its values hash (timestamp to timestamptz, "char" to
+-- text) or leave the call ambiguous (smallint) has an overload of its own,
+-- so that no call changes the key it hashes.
+DO $overloads$
+DECLARE
+	t text;
+BEGIN
+	FOREACH t IN ARRAY ARRAY['text', '"char"', 'bigint', 'integer', 'smallint', 'uuid', 'bytea',
+							 'numeric', 'date', 'timestamp without time zone',
+							 'timestamp with time zone']
+	LOOP
+		EXECUTE format($f$
+			CREATE FUNCTION bf_agg_sized_step(bloomfilter, %1$s, bigint, float8) RETURNS bloomfilter
+				AS 'MODULE_PATHNAME', 'bf_agg_sized_step'
+				LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+			COMMENT ON FUNCTION bf_agg_sized_step(bloomfilter, %1$s, bigint, float8) IS
+				'transition function of bf_agg(value, capacity, fpr); not STRICT: a NULL state is made into an empty filter of that size even when the value is NULL, NULL values are skipped';
+			CREATE AGGREGATE bf_agg(%1$s, capacity bigint, fpr float8) (
+				SFUNC = bf_agg_sized_step, STYPE = bloomfilter, SSPACE = 8192,
+				FINALFUNC = bf_agg_sized_finish, COMBINEFUNC = bf_union_agg_step,
+				PARALLEL = SAFE);
+			CREATE FUNCTION bf_agg_auto_step(bytea, %1$s) RETURNS bytea
+				AS 'MODULE_PATHNAME', 'bf_agg_auto_step'
+				LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+			COMMENT ON FUNCTION bf_agg_auto_step(bytea, %1$s) IS
+				'transition function of bf_agg(value): adds the value''s hash to the set; not STRICT: a NULL state starts a set, NULL values are skipped; STABLE: it stops past bloomfilter.agg_max_distinct hashes';
+			CREATE FUNCTION bf_agg_auto_step(bytea, %1$s, float8) RETURNS bytea
+				AS 'MODULE_PATHNAME', 'bf_agg_auto_step'
+				LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+			COMMENT ON FUNCTION bf_agg_auto_step(bytea, %1$s, float8) IS
+				'transition function of bf_agg(value, fpr): adds the value''s hash to the set; not STRICT: a NULL state starts a set, NULL values are skipped, a NULL fpr is an error; STABLE: it stops past bloomfilter.agg_max_distinct hashes';
+			CREATE AGGREGATE bf_agg(%1$s) (
+				SFUNC = bf_agg_auto_step, STYPE = bytea, SSPACE = 8192,
+				FINALFUNC = bf_agg_auto_finish, COMBINEFUNC = bf_agg_auto_merge,
+				PARALLEL = SAFE);
+			CREATE AGGREGATE bf_agg(%1$s, fpr float8) (
+				SFUNC = bf_agg_auto_step, STYPE = bytea, SSPACE = 8192,
+				FINALFUNC = bf_agg_auto_finish, COMBINEFUNC = bf_agg_auto_merge,
+				PARALLEL = SAFE);
+			CREATE FUNCTION bf_window_agg_step(bloomwindow, %1$s, timestamptz, interval, bigint)
+				RETURNS bloomwindow AS 'MODULE_PATHNAME', 'bf_window_agg_step'
+				LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+			CREATE FUNCTION bf_window_agg_step(bloomwindow, %1$s, timestamptz, interval, bigint, float8)
+				RETURNS bloomwindow AS 'MODULE_PATHNAME', 'bf_window_agg_step'
+				LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+			CREATE FUNCTION bf_window_agg_step(bloomwindow, %1$s, timestamptz, interval, bigint, float8, int)
+				RETURNS bloomwindow AS 'MODULE_PATHNAME', 'bf_window_agg_step'
+				LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
+			COMMENT ON FUNCTION bf_window_agg_step(bloomwindow, %1$s, timestamptz, interval, bigint) IS
+				'transition function of bf_window_agg; not STRICT: a NULL state is made into an empty window even when the value is NULL, NULL values are skipped, a NULL time is an error';
+			COMMENT ON FUNCTION bf_window_agg_step(bloomwindow, %1$s, timestamptz, interval, bigint, float8) IS
+				'transition function of bf_window_agg; not STRICT: a NULL state is made into an empty window even when the value is NULL, NULL values are skipped, a NULL time is an error';
+			COMMENT ON FUNCTION bf_window_agg_step(bloomwindow, %1$s, timestamptz, interval, bigint, float8, int) IS
+				'transition function of bf_window_agg; not STRICT: a NULL state is made into an empty window even when the value is NULL, NULL values are skipped, a NULL time is an error';
+			CREATE AGGREGATE bf_window_agg(%1$s, at timestamptz, window_length interval,
+										   capacity_per_window bigint) (
+				SFUNC = bf_window_agg_step, STYPE = bloomwindow, SSPACE = 8192,
+				FINALFUNC = bf_window_agg_finish, COMBINEFUNC = bf_window_agg_merge,
+				PARALLEL = SAFE);
+			CREATE AGGREGATE bf_window_agg(%1$s, at timestamptz, window_length interval,
+										   capacity_per_window bigint, fpr float8) (
+				SFUNC = bf_window_agg_step, STYPE = bloomwindow, SSPACE = 8192,
+				FINALFUNC = bf_window_agg_finish, COMBINEFUNC = bf_window_agg_merge,
+				PARALLEL = SAFE);
+			CREATE AGGREGATE bf_window_agg(%1$s, at timestamptz, window_length interval,
+										   capacity_per_window bigint, fpr float8, slices int) (
+				SFUNC = bf_window_agg_step, STYPE = bloomwindow, SSPACE = 8192,
+				FINALFUNC = bf_window_agg_finish, COMBINEFUNC = bf_window_agg_merge,
+				PARALLEL = SAFE);
+		$f$, t);
+	END LOOP;
+END
+$overloads$;
 
 -- (end of aggregates)
 

@@ -13,6 +13,7 @@
 
 #include <math.h>
 
+#include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
 
 /* ---- reading and validating ---- */
@@ -233,6 +234,28 @@ bf_store_inserted(BfFilter *f)
 /* ---- hashing an argument ---- */
 
 /*
+ * The type function fn_oid declares for argument argno, unless it is
+ * polymorphic (InvalidOid then): what a caller that passes no expression
+ * (fn_expr), such as Citus's worker-side aggregate wrapper calling a
+ * transition function, still lets a function know.
+ */
+static Oid
+declared_argtype(Oid fn_oid, int argno)
+{
+	Oid		   *types;
+	int			nargs;
+	Oid			type = InvalidOid;
+
+	if (!OidIsValid(fn_oid))
+		return InvalidOid;
+	(void) get_func_signature(fn_oid, &types, &nargs);
+	if (argno < nargs && !IsPolymorphicType(types[argno]))
+		type = types[argno];
+	pfree(types);
+	return type;
+}
+
+/*
  * The type info for argument argno of this call site (for arrays, of their
  * elements), built on first use.  A call site's argument type and collation
  * never change, so later calls return at once.
@@ -247,6 +270,8 @@ bf_typecache_lookup(BfTypeCache *tc, FunctionCallInfo fcinfo, int argno, bool el
 		return &tc->ti;
 
 	argtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	if (!OidIsValid(argtype))
+		argtype = declared_argtype(fcinfo->flinfo->fn_oid, argno);
 	if (!OidIsValid(argtype))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

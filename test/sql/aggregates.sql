@@ -258,15 +258,43 @@ SHOW bloomfilter.agg_max_distinct;
 --
 -- transition states of SQL types (1.2): bloomfilter, bytea for the
 -- auto-sized form, bloomwindow; a distributed planner (Citus) combines
--- partial states only when the state is not a pseudo-type
+-- partial states only when the state is not a pseudo-type, and runs them
+-- only when the argument types are exactly the aggregate's: the overloads
+-- for the common key types have such states, the polymorphic forms keep
+-- their internal states (Citus gathers their rows)
 --
 \i test/sql/include/errors.sql
-SELECT aggfnoid::regprocedure AS aggregate, aggtranstype::regtype AS state,
-	   aggcombinefn AS combine, aggserialfn AS serial, aggfinalmodify AS finalmodify
-FROM pg_aggregate WHERE aggfnoid::regprocedure::text LIKE 'bf\_%agg%'
-ORDER BY aggfnoid::regprocedure::text;
-SELECT count(*) AS internal_states FROM pg_aggregate
-WHERE aggfnoid::regprocedure::text LIKE 'bf\_%agg%' AND aggtranstype = 'internal'::regtype;
+SELECT aggtranstype::regtype AS state,
+	   pg_catalog.pg_get_function_identity_arguments(aggfnoid) LIKE 'anyelement%' AS polymorphic,
+	   count(*) AS aggregates, count(DISTINCT p.proname) AS names
+FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+WHERE p.proname LIKE 'bf\_%agg'
+GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT count(*) AS internal_states_of_overloads FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+WHERE p.proname LIKE 'bf\_%agg' AND aggtranstype = 'internal'::regtype
+  AND pg_catalog.pg_get_function_identity_arguments(aggfnoid) NOT LIKE 'anyelement%';
+-- which form a call takes: the overload of the value's type, or the
+-- polymorphic one
+SELECT pg_typeof(x) AS value_type, (SELECT aggtranstype::regtype FROM pg_aggregate
+	WHERE aggfnoid = 'bf_agg(text, bigint, float8)'::regprocedure) AS text_state
+FROM (SELECT 'a'::text AS x) s;
+
+-- every key type takes exactly one form and hashes as bf_add does (no
+-- implicit cast changes a key: timestamp, "char", smallint have their own
+-- overloads; varchar, char(n) and name take text's, which hashes them alike)
+SELECT t, f = g AS same_as_bf_add_all FROM (
+	SELECT 'smallint' AS t, bf_agg(x::int2, 100, 0.01) AS f, bf_add_all(bf_create(100, 0.01), array_agg(x::int2)) AS g FROM generate_series(1, 50) x
+	UNION ALL SELECT 'timestamp', bf_agg(timestamp '2026-01-01' + x * interval '1 hour', 100, 0.01),
+		bf_add_all(bf_create(100, 0.01), array_agg(timestamp '2026-01-01' + x * interval '1 hour')) FROM generate_series(1, 50) x
+	UNION ALL SELECT '"char"', bf_agg(chr(64 + x)::"char", 100, 0.01), bf_add_all(bf_create(100, 0.01), array_agg(chr(64 + x)::"char")) FROM generate_series(1, 26) x
+	UNION ALL SELECT 'varchar', bf_agg(x::text::varchar, 100, 0.01), bf_add_all(bf_create(100, 0.01), array_agg(x::text::varchar)) FROM generate_series(1, 50) x
+	UNION ALL SELECT 'char(4)', bf_agg(x::text::char(4), 100, 0.01), bf_add_all(bf_create(100, 0.01), array_agg(x::text::char(4))) FROM generate_series(1, 50) x
+	UNION ALL SELECT 'name', bf_agg(x::text::name, 100, 0.01), bf_add_all(bf_create(100, 0.01), array_agg(x::text::name)) FROM generate_series(1, 50) x
+	UNION ALL SELECT 'float8', bf_agg(x::float8, 100, 0.01), bf_add_all(bf_create(100, 0.01), array_agg(x::float8)) FROM generate_series(1, 50) x
+	UNION ALL SELECT 'date', bf_agg(date '2026-01-01' + x, 100, 0.01), bf_add_all(bf_create(100, 0.01), array_agg(date '2026-01-01' + x)) FROM generate_series(1, 50) x
+) s ORDER BY t;
+SELECT bf_contains(bf_agg(timestamp '2026-01-01 10:00', 100, 0.01), timestamp '2026-01-01 10:00') AS timestamp_found,
+	   bf_contains(bf_agg(7::int2), 7) AS smallint_found;
 
 -- serial and parallel plans, many groups: the same bytes for every group
 CREATE TABLE agg_grp AS
@@ -322,10 +350,10 @@ RESET parallel_setup_cost;
 -- A partial state crosses nodes in its text form, as Citus sends it: each
 -- part's state by an aggregate without a final function, printed and read
 -- back, combined, finished: the bytes of the whole table's aggregate.
-CREATE AGGREGATE agg_part_sized(anyelement, bigint, float8) (
+CREATE AGGREGATE agg_part_sized(integer, bigint, float8) (
 	SFUNC = bf_agg_sized_step, STYPE = bloomfilter);
-CREATE AGGREGATE agg_part_auto(anyelement) (SFUNC = bf_agg_auto_step, STYPE = bytea);
-CREATE AGGREGATE agg_part_window(anyelement, timestamptz, interval, bigint) (
+CREATE AGGREGATE agg_part_auto(integer) (SFUNC = bf_agg_auto_step, STYPE = bytea);
+CREATE AGGREGATE agg_part_window(integer, timestamptz, interval, bigint) (
 	SFUNC = bf_window_agg_step, STYPE = bloomwindow);
 CREATE TABLE agg_text_parts AS
 SELECT g % 3 AS part, agg_part_sized(g, 20000, 0.01)::text AS sized,
@@ -515,9 +543,9 @@ DROP FUNCTION agg_v1_filter_serialize(internal), agg_v1_filter_deserialize(bytea
 	agg_v1_window_final(internal), agg_v1_window_combine(internal, internal),
 	agg_v1_window_serialize(internal), agg_v1_window_deserialize(bytea, internal);
 
-DROP AGGREGATE agg_part_sized(anyelement, bigint, float8);
-DROP AGGREGATE agg_part_auto(anyelement);
-DROP AGGREGATE agg_part_window(anyelement, timestamptz, interval, bigint);
+DROP AGGREGATE agg_part_sized(integer, bigint, float8);
+DROP AGGREGATE agg_part_auto(integer);
+DROP AGGREGATE agg_part_window(integer, timestamptz, interval, bigint);
 DROP AGGREGATE agg_union_from(bloomfilter);
 DROP FUNCTION agg_raw_filter(bytea, int);
 DROP FUNCTION agg_raw_window(bytea, int);

@@ -134,6 +134,50 @@ cpsql 0 -c "SELECT undistribute_table('life')" >/dev/null 2>&1
 check "undistributed: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
 
+echo "-- aggregates run in parts on the workers"
+cpsql 0 >/dev/null <<'SQL'
+CREATE TABLE ag (id bigint, k text, small int2, at timestamptz);
+SELECT create_distributed_table('ag', 'id', shard_count => 4);
+INSERT INTO ag SELECT g, 'k' || g, (g % 1000)::int2, '2026-01-01'::timestamptz + g * interval '1 second'
+FROM generate_series(1, 20000) g;
+CREATE TABLE ag_local AS SELECT * FROM ag;
+CREATE TABLE ag_f (id bigint, f bloomfilter);
+SELECT create_distributed_table('ag_f', 'id', shard_count => 4);
+INSERT INTO ag_f SELECT g, bf_add(bf_create(1000, 0.01), g) FROM generate_series(1, 200) g;
+CREATE TABLE ag_f_local AS SELECT * FROM ag_f;
+SQL
+check_plan "bf_agg(text, capacity, fpr) runs on the workers" "worker_partial_agg" \
+	"SELECT bf_agg(k, 40000, 0.01) FROM ag"
+check_plan "bf_union_agg runs on the workers" "worker_partial_agg" "SELECT bf_union_agg(f) FROM ag_f"
+if cpsql 0 -At -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT bf_agg(id::float8, 40000, 0.01) FROM ag" | grep -q worker_partial_agg; then
+	failed=$((failed + 1))
+	echo "not ok - bf_agg of a polymorphic form (float8): rows gathered, not run in parts"
+else
+	passed=$((passed + 1))
+	echo "ok - bf_agg of a polymorphic form (float8): rows gathered, not run in parts"
+fi
+check_plan "bf_window_agg(text, ...) runs on the workers" "worker_partial_agg" \
+	"SELECT bf_window_agg(k, at, '1 day', 40000) FROM ag"
+# results through tables of the coordinator, one aggregate each (an
+# aggregate of a distributed table in a subquery is not pushed down)
+cpsql 0 >/dev/null <<'SQL'
+CREATE TABLE r_sized AS SELECT bf_agg(k, 40000, 0.01) AS v FROM ag;
+CREATE TABLE r_auto AS SELECT bf_agg(k) AS v FROM ag;
+CREATE TABLE r_uni AS SELECT bf_union_agg(f) AS v FROM ag_f;
+CREATE TABLE r_inter AS SELECT bf_intersect_agg(f) AS v FROM ag_f;
+CREATE TABLE r_win AS SELECT bf_window_agg(k, at, '1 day', 40000) AS v FROM ag;
+CREATE TABLE r_gathered AS SELECT bf_agg(id::float8, 40000, 0.01) AS v FROM ag;
+CREATE TABLE r_small AS SELECT bf_agg(small, 40000, 0.01) AS v FROM ag;
+SQL
+check "pushed-down results are the single node's bytes; a polymorphic form's gathered rows too" "t|t|t|t|t|t|t" \
+	"SELECT concat_ws('|', (SELECT v FROM r_sized) = (SELECT bf_agg(k, 40000, 0.01) FROM ag_local),
+		(SELECT v FROM r_auto) = (SELECT bf_agg(k) FROM ag_local),
+		(SELECT v FROM r_uni) = (SELECT bf_union_agg(f) FROM ag_f_local),
+		(SELECT v FROM r_inter) = (SELECT bf_intersect_agg(f) FROM ag_f_local),
+		(SELECT v FROM r_win) = (SELECT bf_window_agg(k, at, '1 day', 40000) FROM ag_local),
+		(SELECT v FROM r_gathered) = (SELECT bf_agg(id::float8, 40000, 0.01) FROM ag_local),
+		(SELECT v FROM r_small) = (SELECT bf_agg(small, 40000, 0.01) FROM ag_local))"
+
 echo "-- bf_sync_into with a distributed source table"
 cpsql 0 >/dev/null <<'SQL'
 CREATE TABLE src (id bigint, grp int, v text);
