@@ -81,6 +81,19 @@ check "reference table: absent" f "SELECT bf_index_contains('r_code_bf', 'nocode
 check "a transaction sees its own writes" "true|true" \
 	"BEGIN; INSERT INTO d VALUES (900001, 'own@write'); SELECT bf_index_contains('d_email_bf', 'own@write'::text) || '|' || bf_index_contains('d_id_bf', 900001::bigint); ROLLBACK;"
 
+echo "-- a Citus local table (its shard on the coordinator)"
+cpsql 0 >/dev/null <<'SQL'
+CREATE TABLE loc (k text);
+INSERT INTO loc SELECT 'loc' || g FROM generate_series(1, 1000) g;
+SELECT citus_add_local_table_to_metadata('loc');
+CREATE INDEX loc_k_bf ON loc USING bloomfilter (k);
+INSERT INTO loc VALUES ('late');
+SQL
+check "Citus local table: every key found" 0 \
+	"SELECT count(*) FROM generate_series(1, 1000) g WHERE NOT bf_index_contains('loc_k_bf', 'loc' || g)"
+check "Citus local table: present and absent" "t|f" \
+	"SELECT concat_ws('|', bf_index_contains('loc_k_bf', 'late'::text), bf_index_contains('loc_k_bf', 'nowhere'::text))"
+
 echo "-- bf_track and bf_might_contain"
 cpsql 0 >/dev/null <<'SQL'
 CREATE TABLE t32 (id bigint, k text);
@@ -129,6 +142,13 @@ check "after a shard-count change: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
 cpsql 0 -c "SELECT citus_move_shard_placement(s.shardid, '127.0.0.1', ${CITUS_PORTS[1]}, '127.0.0.1', ${CITUS_PORTS[2]}, shard_transfer_mode => 'block_writes') FROM citus_shards s WHERE s.table_name = 'life'::regclass AND s.nodeport = ${CITUS_PORTS[1]} LIMIT 1" >/dev/null
 check "after a shard move: every key found" 0 \
+	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+# every shard on one worker, then rebalanced over both
+cpsql 0 -c "SELECT citus_move_shard_placement(s.shardid, '127.0.0.1', ${CITUS_PORTS[2]}, '127.0.0.1', ${CITUS_PORTS[1]}, shard_transfer_mode => 'block_writes') FROM citus_shards s WHERE s.table_name = 'life'::regclass AND s.nodeport = ${CITUS_PORTS[2]}" >/dev/null
+cpsql 0 -c "SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes')" -c "SELECT citus_rebalance_wait()" >/dev/null 2>&1
+check "rebalanced: shards on both workers again" 2 \
+	"SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name = 'life'::regclass"
+check "after a rebalance: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
 cpsql 0 -c "SELECT undistribute_table('life')" >/dev/null 2>&1
 check "undistributed: every key found" 0 \
