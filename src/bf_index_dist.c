@@ -473,10 +473,13 @@ bool
 bf_dist_index_contains(FunctionCallInfo fcinfo, Oid indexoid, Oid keytype,
 					   Datum value, bool *found)
 {
-	Oid			heapoid = IndexGetRelation(indexoid, true);
+	Oid			heapoid;
 	Relation	index;
 
 	/* without Citus itself the local path refuses the table (bf_relcheck.c) */
+	if (!bf_citus_catalog())
+		return false;
+	heapoid = IndexGetRelation(indexoid, true);
 	if (!OidIsValid(heapoid) || !bf_citus_table(heapoid))
 		return false;
 	LockRelationOid(heapoid, AccessShareLock);

@@ -67,7 +67,17 @@ bf_rel_is_distributed(Oid relid)
 bool
 bf_citus_table(Oid relid)
 {
+	/* the catalog first: a cache lookup, where the extension is a scan */
+	if (!bf_citus_catalog())
+		return false;
 	return OidIsValid(get_extension_oid("citus", true)) && bf_rel_is_distributed(relid);
+}
+
+/* does this database have Citus's catalog of distributed tables at all? */
+bool
+bf_citus_catalog(void)
+{
+	return OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE));
 }
 
 /*

@@ -13,6 +13,7 @@
 
 extern bool bf_rel_is_distributed(Oid relid);
 extern bool bf_citus_table(Oid relid);
+extern bool bf_citus_catalog(void);
 extern bool bf_citus_worker(void);
 extern void bf_check_local_rows(Oid relid, const char *what);
 extern void bf_check_no_rls(Oid relid);
