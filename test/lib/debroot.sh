@@ -152,7 +152,7 @@ debroot_enter() {
 	t="$(mktemp -d /tmp/bf-root.XXXXXX)"
 	_debroot_tmp+=("$t")
 	mkdir -p "$t/rw" "$t/root"
-	_debroot_mount -t tmpfs -o size=6G tmpfs "$t/rw" || return 1
+	_debroot_mount -t tmpfs -o size=8G tmpfs "$t/rw" || return 1
 	mkdir -p "$t/rw/upper" "$t/rw/work"
 	_debroot_mount -t overlay overlay \
 		-o "lowerdir=$lower,upperdir=$t/rw/upper,workdir=$t/rw/work" "$t/root" || return 1
