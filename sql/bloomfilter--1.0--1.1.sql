@@ -5,7 +5,7 @@
 
 -- Every object the extension gains or changes after 1.0.  A new
 -- installation runs bloomfilter--1.0.sql and then this script, so a fresh
--- 1.1 and an updated 1.0 have the same catalog (test/t/003_upgrade.pl).
+-- 1.1 and an updated 1.0 have the same catalog (test/upgrade_check.sh).
 -- Names from C are schema-qualified with @extschema@.
 
 -- ====================================================================
