@@ -154,9 +154,9 @@ bf_shard_might_contain(PG_FUNCTION_ARGS)
 	relation_close(rel, NoLock);
 	index = bf_index_open(indexoid, false, "bf_shard_might_contain");
 	bf_index_check_access(index);
+	found = bf_probe(index, NIL, bf_typecache_lookup(tc, fcinfo, 2, false), value,
+					 NULL, NULL);
 	index_close(index, NoLock);
-	found = bf_index_might_contain(indexoid,
-								   bf_typecache_lookup(tc, fcinfo, 2, false), value);
 	PG_RETURN_BOOL(found);
 }
 

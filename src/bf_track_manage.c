@@ -173,13 +173,35 @@ index_size(Oid idx, int64 *capacity, double *fpr)
 	*fpr = st.layers.fpr;
 }
 
+/*
+ * The capacity and rate a registry row records for the index idx of relid:
+ * the index's own, or for a table Citus distributes, those asked for the
+ * whole column (its shards' indexes hold a part each, bf_dist_shard_sizing).
+ */
+static void
+recorded_size(FunctionCallInfo fcinfo, Oid relid, Oid idx, int64 *capacity,
+			  double *fpr)
+{
+	if (bf_citus_table(relid))
+		*capacity = PG_ARGISNULL(2) ? BF_MIN_CAPACITY : PG_GETARG_INT64(2);
+	else
+		index_size(idx, capacity, fpr);
+}
+
 /* ---- the index ---- */
 
+/*
+ * The options of the column's index for (capacity, fpr); of a table Citus
+ * distributes, of each shard's index, so that a lookup over all the shards
+ * keeps fpr.
+ */
 static char *
-index_options(bool capacity_given, int64 capacity, double fpr)
+index_options(Oid relid, bool capacity_given, int64 capacity, double fpr)
 {
 	char		fprbuf[64];
 
+	if (bf_citus_table(relid))
+		bf_dist_shard_sizing(relid, &capacity, &fpr);
 	snprintf(fprbuf, sizeof(fprbuf), "%.17g", fpr);
 	if (capacity_given)
 		return psprintf("fpr = %s, capacity = " INT64_FORMAT ", growth = 0", fprbuf, capacity);
@@ -203,7 +225,7 @@ create_bloom_index(BfSpiContext *cx, Oid relid, const char *colname,
 	bf_spi_ddl(psprintf("CREATE INDEX %s ON %s USING bloomfilter (%s) WITH (%s)",
 						quote_identifier(name), bf_qualified_rel(relid),
 						quote_identifier(colname),
-						index_options(capacity_given, capacity, fpr)));
+						index_options(relid, capacity_given, capacity, fpr)));
 	bf_as_owner(cx);
 	return name;
 }
@@ -281,15 +303,10 @@ track_with_index(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id, Oid relid,
 
 	if (!OidIsValid(idx))
 	{
-		int64		index_capacity = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
-		double		index_fpr = fpr;
-
 		if (OidIsValid(invalid))
 			invalid_index_error(invalid, colname);
-		if (bf_citus_table(relid))
-			bf_dist_shard_sizing(relid, &index_capacity, &index_fpr);
 		created = create_bloom_index(cx, relid, colname, !PG_ARGISNULL(2),
-									 index_capacity, index_fpr);
+									 PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2), fpr);
 		idx = bf_find_bloom_index(relid, attnum, NULL);
 		if (!OidIsValid(idx))
 			elog(ERROR, "index \"%s\" just created was not found", created);
@@ -300,15 +317,7 @@ track_with_index(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id, Oid relid,
 						colname, get_rel_name(idx)),
 				 errdetail("The index keeps its own capacity and false-positive rate; bf_untrack will not drop it."),
 				 errhint("Call bf_rebuild to resize it.")));
-	if (bf_citus_table(relid))
-	{
-		/* the column's, not a shard's: the lookup asks them all */
-		capacity = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
-		if (capacity == 0)
-			capacity = BF_MIN_CAPACITY;
-	}
-	else
-		index_size(idx, &capacity, &fpr);
+	recorded_size(fcinfo, relid, idx, &capacity, &fpr);
 
 	/*
 	 * The server keeps the index current on every INSERT, COPY and UPDATE;
@@ -558,17 +567,11 @@ rebuild_index(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 	Oid			types[4] = {INT8OID, INT8OID, FLOAT8OID, NAMEOID};
 	Datum		values[4];
 	NameData	nd;
-	bool		distributed = bf_citus_table(relid);
-	int64		index_capacity = PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2);
-	double		index_fpr = fpr;
 
-	/* each shard's index sized so that the lookups over all keep fpr */
-	if (distributed)
-		bf_dist_shard_sizing(relid, &index_capacity, &index_fpr);
 	if (!OidIsValid(idx) && !OidIsValid(invalid))
 	{
 		created = create_bloom_index(cx, relid, colname, !PG_ARGISNULL(2),
-									 index_capacity, index_fpr);
+									 PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2), fpr);
 		idx = bf_find_bloom_index(relid, attnum, &invalid);
 	}
 	else
@@ -576,7 +579,8 @@ rebuild_index(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 		Oid			target = OidIsValid(idx) ? idx : invalid;
 		List	   *leaves = bf_index_leaves(target);
 		ListCell   *lc;
-		char	   *opts = index_options(!PG_ARGISNULL(2), index_capacity, index_fpr);
+		char	   *opts = index_options(relid, !PG_ARGISNULL(2),
+										 PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2), fpr);
 
 		foreach(lc, leaves)
 		{
@@ -593,10 +597,7 @@ rebuild_index(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 						get_rel_name(invalid), colname),
 				 errdetail("A partitioned index is valid only when every partition has its index attached."),
 				 errhint("Drop the index and call bf_rebuild again to create a new one.")));
-	if (distributed)
-		capacity = PG_ARGISNULL(2) ? BF_MIN_CAPACITY : PG_GETARG_INT64(2);
-	else
-		index_size(idx, &capacity, &fpr);
+	recorded_size(fcinfo, relid, idx, &capacity, &fpr);
 
 	values[0] = Int64GetDatum(r->id);
 	values[1] = Int64GetDatum(capacity);
