@@ -9,11 +9,16 @@
 #      1 client: a tracked column of a table distributed over SHARDS shards
 #      (another column than the distribution column; and the distribution
 #      column) against the same tracked column of a local table on the
-#      coordinator (targets: <= 3 x and <= 2 x)
+#      coordinator (targets: <= 3 x and <= 2 x); and what a statement costs
+#      through Citus without the extension, the floor of any lookup that
+#      sees the transaction's writes: a router query for an absent id (one
+#      shard), and a btree lookup of an absent email on every shard
 #   2. the rate of bf_track(fpr => 0.01) over KEYS absent keys with 32
 #      shards (target <= 1.1 %): each shard's index is probed on its own
 #      node for every key, and a key is a false positive when any shard
-#      says "maybe", exactly what a lookup does
+#      says "maybe", exactly what a lookup does; and the bytes of the
+#      shards' indexes (bf_index_size) against one index of the whole
+#      column at that rate, for 32 and 64 shards (target <= 2 x)
 #   3. bf_agg(k, capacity, fpr) over AGG_ROWS rows of a distributed table:
 #      partial aggregates on the workers against every row gathered on the
 #      coordinator (target <= 0.5 x), and the bytes the workers send
@@ -49,6 +54,7 @@ SELECT create_distributed_table('dist_users', 'id');
 INSERT INTO dist_users SELECT * FROM local_users;
 SELECT bf_track('dist_users', 'email', $((ROWS * 2)), 0.01);
 SELECT bf_track('dist_users', 'id', $((ROWS * 2)), 0.01);
+CREATE INDEX dist_users_email ON dist_users (email);
 VACUUM ANALYZE local_users;
 SQL
 
@@ -69,6 +75,10 @@ other_tps="$(tps "SELECT bf_might_contain('dist_users', 'email', :k || '@absent.
 dist_tps="$(tps "SELECT bf_might_contain('dist_users', 'id', :k::bigint);")"
 echo "1. bf_might_contain per statement, distributed ($SHARDS shards), another column / local | $(ratio "$local_tps" "$other_tps") x the time | tps: local $local_tps, distributed $other_tps (target <= 3)"
 echo "1. bf_might_contain per statement, distributed ($SHARDS shards), distribution column / local | $(ratio "$local_tps" "$dist_tps") x the time | tps: local $local_tps, distributed $dist_tps (target <= 2)"
+router_tps="$(tps "SELECT 1 FROM dist_users WHERE id = :k;")"
+btree_tps="$(tps "SELECT 1 FROM dist_users WHERE email = :k || '@absent.example.org' LIMIT 1;")"
+echo "1. floor: a Citus router query (absent id, no extension) / local bf_might_contain | $(ratio "$local_tps" "$router_tps") x the time | tps $router_tps"
+echo "1. floor: a btree lookup on every shard (absent email, no extension) / local bf_might_contain | $(ratio "$local_tps" "$btree_tps") x the time | tps $btree_tps"
 fi
 
 # ---- 2. the rate across 32 shards ----
@@ -89,6 +99,21 @@ done < <(cpsql 0 -At -c "SELECT s.nodeport, i.relname || '_' || s.shardid
 	  AND i.oid = x.indexrelid")
 fp="$(sort -u "$work/positives" | wc -l)"
 echo "2. rate of bf_track(fpr 0.01) over $KEYS absent keys, 32 shards | $(awk -v a="$fp" -v b="$KEYS" 'BEGIN { printf "%.3f %%", 100 * a / b }') | $fp false positives (target <= 1.1 %)"
+cpsql 0 >/dev/null <<SQL
+CREATE TABLE rate64 (id bigint, k text);
+SELECT create_distributed_table('rate64', 'id', shard_count => 64);
+INSERT INTO rate64 SELECT id, k FROM rate32;
+SELECT bf_track('rate64', 'k', $ROWS, 0.01);
+CREATE TABLE rate_local (id bigint, k text);
+INSERT INTO rate_local SELECT id, k FROM rate32;
+SELECT bf_track('rate_local', 'k', $ROWS, 0.01);
+SQL
+for t in rate32 rate64; do
+	read -r dist one dbits obits < <(cpsql 0 -At -F ' ' -c "SELECT bf_index_size(bf_track_index('$t', 'k')), bf_index_size(bf_track_index('rate_local', 'k')),
+		(SELECT nbits FROM bf_index_info(bf_track_index('$t', 'k'))), (SELECT nbits FROM bf_index_info(bf_track_index('rate_local', 'k')))")
+	echo "2. bits of bf_track($ROWS, 0.01) on ${t#rate} shards / one filter of the whole column | $(ratio "$dbits" "$obits") | bits: shards $dbits, one filter $obits (target <= 2)"
+	echo "2. bytes on disk of those indexes / one local index | $(ratio "$dist" "$one") | bytes: shards $dist, local $one (each shard's index has its own metapage and last page)"
+done
 fi
 
 # ---- 3. bf_agg pushed down ----

@@ -214,3 +214,55 @@ CREATE FUNCTION bf_shard_might_contain(rel oid, cols name[], value anyelement) R
 	SUPPORT bf_shard_might_contain_support;
 COMMENT ON FUNCTION bf_shard_might_contain(oid, name[], anyelement) IS
 	'may the bloomfilter index of table rel on columns cols hold value? (the shards'' side of lookups in a Citus-distributed table)';
+
+-- The shards' side of bf_index_info on the coordinator, which names each
+-- shard (run_command_on_shards), not its index.  Naming the index reveals
+-- nothing the catalog does not; reading it needs bf_index_info's rights.
+CREATE FUNCTION bf_shard_index(rel regclass, cols name[]) RETURNS regclass
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_shard_index(regclass, name[]) IS
+	'the usable bloomfilter index of table rel (a shard of a Citus-distributed table) on columns cols';
+
+-- pg_relation_size of an index, or for a table of Citus's the size of its
+-- shards' indexes (asked of them, with bf_index_info's rights).  STABLE
+-- and PARALLEL RESTRICTED as bf_index_info.
+CREATE FUNCTION bf_index_size(index regclass) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bf_index_size(regclass) IS
+	'the size in bytes of a bloomfilter index (of a Citus table: of its shards'' indexes)';
+
+-- bf_tracked: the bytes of an index-tracked column of a table of Citus's
+-- are its shards' (the coordinator's index is an empty shell); the rest is
+-- as in 1.1, bf_index_info answering for such a table from its shards.
+CREATE OR REPLACE VIEW bf_tracked WITH (security_barrier) AS
+	SELECT r.tbl, r.col, r.method, r.capacity, r.fpr AS target_fpr,
+		   COALESCE(s.estimated_cardinality, i.estimated_cardinality) AS estimated_cardinality,
+		   COALESCE(s.fill_ratio, i.fill_ratio) AS fill_ratio,
+		   COALESCE(s.estimated_fpr, i.estimated_fpr) AS estimated_fpr,
+		   CASE WHEN r.method = 'index' THEN i.saturated
+				ELSE s.estimated_fpr > r.fpr END AS saturated,
+		   CASE WHEN r.method = 'index' THEN i.bytes
+				ELSE pg_catalog.octet_length(r.filter::bytea)::bigint END AS bytes,
+		   CASE WHEN r.method = 'index' THEN NULL
+				ELSE r.deleted_since_rebuild END AS deleted_since_rebuild,
+		   r.stale IS NOT NULL AS stale,
+		   r.stale AS stale_reason
+	FROM bf_registry r
+		 LEFT JOIN LATERAL bf_track_stats(r.filter) s ON r.method = 'trigger'
+		 LEFT JOIN LATERAL (
+			SELECT pg_catalog.sum(x.estimated_cardinality) AS estimated_cardinality,
+				   pg_catalog.sum(x.fill * x.nbits) / pg_catalog.sum(x.nbits) AS fill_ratio,
+				   pg_catalog.max(x.estimated_fpr) AS estimated_fpr,
+				   pg_catalog.bool_or(x.saturated) AS saturated,
+				   pg_catalog.sum(bf_index_size(p.relid))::bigint AS bytes
+			FROM (SELECT t.relid FROM pg_catalog.pg_partition_tree(bf_track_index(r.tbl, r.col)) t
+				  WHERE t.isleaf
+				  UNION ALL
+				  SELECT bf_track_index(r.tbl, r.col)
+				  WHERE pg_catalog.pg_partition_root(bf_track_index(r.tbl, r.col)) IS NULL) p,
+				 LATERAL bf_index_info(p.relid) x
+			WHERE r.method = 'index') i ON r.method = 'index'
+	WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = r.tbl)
+	  AND pg_catalog.has_column_privilege(r.tbl, r.col, 'SELECT');
+
+-- (end of tracked filters)

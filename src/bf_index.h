@@ -20,6 +20,7 @@
  *	  bf_index_funcs.c    bf_index_contains, bf_index_filter, bf_index_info
  *	  bf_index_changes.c  bf_index_changes
  *	  bf_index_dist.c     lookups in the index of a Citus-distributed table
+ *	  bf_index_dist_info.c bf_index_info of such an index, from its shards'
  *
  * Block 0 is the metapage.  Blocks 1.. are data pages, each holding
  * BF_BLOCKS_PER_PAGE whole 512-bit filter blocks from byte
@@ -46,6 +47,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "nodes/tidbitmap.h"
+#include "utils/array.h"
 #include "storage/buf.h"
 #include "storage/bufpage.h"
 #include "utils/rel.h"
@@ -280,6 +282,14 @@ extern bool bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype,
 extern bool bf_dist_index_contains(FunctionCallInfo fcinfo, Oid indexoid,
 								   Oid keytype, Datum value, bool *found);
 extern void bf_dist_shard_sizing(Oid relid, int64 *capacity, double *fpr);
+extern Oid	bf_dist_index_table(Oid indexoid);
+extern char *bf_dist_schema(FunctionCallInfo fcinfo);
+extern ArrayType *bf_dist_index_columns(Oid relid, Relation index,
+										List **colnames, MemoryContext mcxt);
+
+/* bf_index_dist_info.c: bf_index_info of a distributed table's index */
+extern bool bf_dist_index_info(FunctionCallInfo fcinfo, Oid indexoid,
+							   Datum *values, bool *nulls, int64 *bytes);
 
 /* bf_index_changes.c */
 extern Datum bf_index_changes_of(FunctionCallInfo fcinfo, Oid indexoid,

@@ -99,6 +99,62 @@ shard_index(Relation shard, Datum *cols, int ncols)
 }
 
 /*
+ * The usable bloomfilter index on columns colarr (name[]) of relid, a
+ * shard or any table that is not distributed; an error when it has none.
+ */
+static Oid
+shard_index_checked(Oid relid, ArrayType *colarr, const char *what)
+{
+	Relation	rel;
+	Datum	   *cols;
+	bool	   *colnulls;
+	int			ncols;
+	Oid			indexoid;
+
+	deconstruct_array(colarr, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
+					  &cols, &colnulls, &ncols);
+	for (int i = 0; i < ncols; i++)
+		if (colnulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s: the column names must not be null", what)));
+	if (bf_rel_is_distributed(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s: \"%s\" is a distributed table, not one of its shards",
+						what, get_rel_name(relid)),
+				 errhint("Call bf_index_contains, bf_index_info or bf_might_contain on the coordinator.")));
+	rel = try_relation_open(relid, AccessShareLock);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	indexoid = shard_index(rel, cols, ncols);
+	if (!OidIsValid(indexoid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" has no usable bloomfilter index on the columns asked for",
+						RelationGetRelationName(rel)),
+				 errdetail("Its bloomfilter index may be missing, invalid, or on other columns or expressions."),
+				 errhint("Create the index on the distributed table, or REINDEX it.")));
+	relation_close(rel, NoLock);
+	return indexoid;
+}
+
+/*
+ * bf_shard_index(rel, cols): that index (the shards' side of bf_index_info
+ * on the coordinator, which names the shard, not its index).  Reading the
+ * index needs the rights bf_index_info checks; naming it needs none.
+ */
+PG_FUNCTION_INFO_V1(bf_shard_index);
+Datum
+bf_shard_index(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_OID(shard_index_checked(PG_GETARG_OID(0), PG_GETARG_ARRAYTYPE_P(1),
+									  "bf_shard_index"));
+}
+
+/*
  * bf_shard_might_contain(rel, cols, value): may the bloomfilter index of
  * table rel on columns cols hold value?  For the shards of a distributed
  * table, named by "tableoid" in a statement the coordinator sends (see
@@ -114,44 +170,14 @@ bf_shard_might_contain(PG_FUNCTION_ARGS)
 	ArrayType  *colarr = PG_GETARG_ARRAYTYPE_P(1);
 	Datum		value = PG_GETARG_DATUM(2);
 	BfTypeCache *tc = (BfTypeCache *) fcinfo->flinfo->fn_extra;
-	Relation	rel;
 	Relation	index;
-	Datum	   *cols;
-	bool	   *colnulls;
-	int			ncols;
 	Oid			indexoid;
 	bool		found;
 
 	if (tc == NULL)
 		fcinfo->flinfo->fn_extra = tc =
 			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BfTypeCache));
-	deconstruct_array(colarr, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
-					  &cols, &colnulls, &ncols);
-	for (int i = 0; i < ncols; i++)
-		if (colnulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("bf_shard_might_contain: the column names must not be null")));
-	if (bf_rel_is_distributed(relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("bf_shard_might_contain: \"%s\" is a distributed table, not one of its shards",
-						get_rel_name(relid)),
-				 errhint("Call bf_index_contains or bf_might_contain on the coordinator.")));
-	rel = try_relation_open(relid, AccessShareLock);
-	if (rel == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
-	indexoid = shard_index(rel, cols, ncols);
-	if (!OidIsValid(indexoid))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("table \"%s\" has no usable bloomfilter index on the columns asked for",
-						RelationGetRelationName(rel)),
-				 errdetail("Its bloomfilter index may be missing, invalid, or on other columns or expressions."),
-				 errhint("Create the index on the distributed table, or REINDEX it.")));
-	relation_close(rel, NoLock);
+	indexoid = shard_index_checked(relid, colarr, "bf_shard_might_contain");
 	index = bf_index_open(indexoid, false, "bf_shard_might_contain");
 	bf_index_check_access(index);
 	found = bf_probe(index, NIL, bf_typecache_lookup(tc, fcinfo, 2, false), value,
@@ -316,8 +342,8 @@ dist_plans_inval(Datum arg, Oid relid)
 }
 
 /* the key column names of index (on plain columns only), as name[] in mcxt */
-static ArrayType *
-index_columns(Oid relid, Relation index, List **colnames, MemoryContext mcxt)
+ArrayType *
+bf_dist_index_columns(Oid relid, Relation index, List **colnames, MemoryContext mcxt)
 {
 	int			n = index->rd_index->indnkeyatts;
 	Datum	   *names = palloc(sizeof(Datum) * n);
@@ -387,7 +413,7 @@ dist_plan(Oid relid, Oid indexoid, Oid keytype, const char *nsp)
 	p->cols = NULL;
 	p->valid = false;
 	index = index_open(indexoid, AccessShareLock);
-	p->cols = index_columns(relid, index, &colnames, TopMemoryContext);
+	p->cols = bf_dist_index_columns(relid, index, &colnames, TopMemoryContext);
 	index_close(index, NoLock);
 	p->plan = SPI_prepare(shard_statement(relid, colnames, keytype, nsp), 2, types);
 	if (p->plan == NULL || SPI_keepplan(p->plan) != 0)
@@ -463,25 +489,25 @@ bf_dist_shard_sizing(Oid relid, int64 *capacity, double *fpr)
 }
 
 /*
- * bf_index_contains on the coordinator, for an index of a distributed (or
- * reference) table: false when indexoid is not one (the caller looks it up
- * in its own pages); else *found is the shards' answer.  The rights are the
- * same as for a local index: SELECT on the columns the index reads, and no
- * row-level security in the way.
+ * The table of indexoid when it is a bloomfilter index of a table of
+ * Citus's (distributed, reference or Citus local) that the caller may read
+ * through it: the rights are the same as for a local index, SELECT on the
+ * columns the index reads and no row-level security in the way.  Invalid
+ * when it is not such an index (the caller looks it up in its own pages).
+ * The table and the index are locked until the end of the transaction.
  */
-bool
-bf_dist_index_contains(FunctionCallInfo fcinfo, Oid indexoid, Oid keytype,
-					   Datum value, bool *found)
+Oid
+bf_dist_index_table(Oid indexoid)
 {
 	Oid			heapoid;
 	Relation	index;
 
 	/* without Citus itself the local path refuses the table (bf_relcheck.c) */
 	if (!bf_citus_catalog())
-		return false;
+		return InvalidOid;
 	heapoid = IndexGetRelation(indexoid, true);
 	if (!OidIsValid(heapoid) || !bf_citus_table(heapoid))
-		return false;
+		return InvalidOid;
 	LockRelationOid(heapoid, AccessShareLock);
 	index = index_open(indexoid, AccessShareLock);
 	if (!bf_is_bloomfilter_index(index))
@@ -491,7 +517,30 @@ bf_dist_index_contains(FunctionCallInfo fcinfo, Oid indexoid, Oid keytype,
 	bf_index_check_complete(index);
 	bf_index_check_access(index);
 	index_close(index, NoLock);
+	return heapoid;
+}
+
+/* the extension's schema, quoted: that of the function being called */
+char *
+bf_dist_schema(FunctionCallInfo fcinfo)
+{
+	return (char *) quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
+}
+
+/*
+ * bf_index_contains on the coordinator, for an index of a distributed (or
+ * reference) table: false when indexoid is not one; else *found is the
+ * shards' answer.
+ */
+bool
+bf_dist_index_contains(FunctionCallInfo fcinfo, Oid indexoid, Oid keytype,
+					   Datum value, bool *found)
+{
+	Oid			heapoid = bf_dist_index_table(indexoid);
+
+	if (!OidIsValid(heapoid))
+		return false;
 	*found = bf_dist_might_contain(heapoid, indexoid, keytype, value,
-								   quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid))));
+								   bf_dist_schema(fcinfo));
 	return true;
 }

@@ -239,6 +239,32 @@ bf_index_layers(PG_FUNCTION_ARGS)
 																	"bf_index_layers")));
 }
 
+PG_FUNCTION_INFO_V1(bf_index_size);
+
+/*
+ * bf_index_size(regclass): pg_relation_size of an index, or of
+ * a table of Citus's, the size of its shards' indexes (asked of them with
+ * the rights of bf_index_info).
+ */
+Datum
+bf_index_size(PG_FUNCTION_ARGS)
+{
+	Datum		values[8];
+	bool		nulls[8];
+	int64		bytes;
+	Relation	rel;
+
+	if (bf_dist_index_info(fcinfo, PG_GETARG_OID(0), values, nulls, &bytes))
+		PG_RETURN_INT64(bytes);
+	rel = try_relation_open(PG_GETARG_OID(0), AccessShareLock);
+	if (rel == NULL)
+		PG_RETURN_NULL();
+	bytes = RELKIND_HAS_STORAGE(rel->rd_rel->relkind) ?
+		(int64) RelationGetNumberOfBlocks(rel) * BLCKSZ : 0;
+	relation_close(rel, AccessShareLock);
+	PG_RETURN_INT64(bytes);
+}
+
 PG_FUNCTION_INFO_V1(bf_index_info);
 
 /*
@@ -251,7 +277,7 @@ Datum
 bf_index_info(PG_FUNCTION_ARGS)
 {
 	BfIndexState st;
-	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_info");
+	Relation	index;
 	TupleDesc	tupdesc;
 	Datum		values[8];
 	bool		nulls[8] = {false};
@@ -260,9 +286,14 @@ bf_index_info(PG_FUNCTION_ARGS)
 	double		card = 0;
 	double		efpr = 0;
 	int64		capacity = 0;
+	int64		bytes;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	/* a table of Citus's: the estimates of its shards (bf_index_dist_info.c) */
+	if (bf_dist_index_info(fcinfo, PG_GETARG_OID(0), values, nulls, &bytes))
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_info");
 
 	/*
 	 * The same estimates as bf_info of the type (docs/FORMAT.md section 6);

@@ -14,6 +14,8 @@
 #                        database postgres, ON_ERROR_STOP
 #   citus_stop_node N    stop one node (immediate), to test a worker down
 #   citus_start_node N   start it again
+#   citus_add_worker     a third worker (node 3, port PORT + 3), added to
+#                        the cluster (Citus creates the extensions there)
 #
 # Citus is not in Debian's archive: it must be built from its source
 # against this server's pg_config and installed (see README, "Citus").
@@ -43,8 +45,28 @@ citus_start() {
 	CITUS_PORTS=("$base" "$((base + 1))" "$((base + 2))")
 	trap citus_stop EXIT
 	for i in 0 1 2; do
-		citus_as_pg "$CITUS_BIN/initdb" -D "$CITUS_DIR/n$i" -A trust -U postgres >/dev/null || return 1
-		cat >>"$CITUS_DIR/n$i/postgresql.conf" <<EOF
+		citus_init_node "$i" || return 1
+	done
+	for i in 0 1 2; do
+		cpsql "$i" -c "CREATE EXTENSION citus" -c "CREATE EXTENSION bloomfilter" >/dev/null || return 1
+	done
+	cpsql 0 -c "SELECT citus_set_coordinator_host('127.0.0.1', ${CITUS_PORTS[0]})" \
+		-c "SELECT citus_add_node('127.0.0.1', ${CITUS_PORTS[1]})" \
+		-c "SELECT citus_add_node('127.0.0.1', ${CITUS_PORTS[2]})" >/dev/null
+}
+
+citus_add_worker() {
+	CITUS_PORTS[3]=$((CITUS_PORTS[0] + 3))
+	citus_init_node 3 &&
+		cpsql 3 -c "CREATE EXTENSION citus" >/dev/null &&
+		cpsql 0 -c "SELECT citus_add_node('127.0.0.1', ${CITUS_PORTS[3]})" >/dev/null
+}
+
+# citus_init_node N: initdb and start node N on port CITUS_PORTS[N]
+citus_init_node() {
+	local i="$1"
+	citus_as_pg "$CITUS_BIN/initdb" -D "$CITUS_DIR/n$i" -A trust -U postgres >/dev/null || return 1
+	cat >>"$CITUS_DIR/n$i/postgresql.conf" <<EOF
 port = ${CITUS_PORTS[$i]}
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$CITUS_DIR'
@@ -55,14 +77,7 @@ wal_level = logical
 fsync = off
 citus.shard_replication_factor = 1
 EOF
-		citus_start_node "$i" || return 1
-	done
-	for i in 0 1 2; do
-		cpsql "$i" -c "CREATE EXTENSION citus" -c "CREATE EXTENSION bloomfilter" >/dev/null || return 1
-	done
-	cpsql 0 -c "SELECT citus_set_coordinator_host('127.0.0.1', ${CITUS_PORTS[0]})" \
-		-c "SELECT citus_add_node('127.0.0.1', ${CITUS_PORTS[1]})" \
-		-c "SELECT citus_add_node('127.0.0.1', ${CITUS_PORTS[2]})" >/dev/null
+	citus_start_node "$i"
 }
 
 citus_start_node() {
@@ -76,7 +91,7 @@ citus_stop_node() {
 citus_stop() {
 	local i
 	[ -n "${CITUS_DIR:-}" ] || return 0
-	for i in 0 1 2; do citus_stop_node "$i"; done
+	for i in "${!CITUS_PORTS[@]}"; do citus_stop_node "$i"; done
 	if [ "${BF_CITUS_KEEP:-0}" = 1 ]; then
 		echo "citus: kept $CITUS_DIR"
 	else

@@ -51,6 +51,9 @@ DELETE FROM users WHERE id = 1005;
 SELECT capacity, fpr, nbits, nhashes, estimated_cardinality BETWEEN 950 AND 1060 AS card_ok,
        fill > 0 AND fill < 0.2 AS fill_ok, estimated_fpr < 0.01 AS fpr_ok, saturated
 FROM bf_index_info('users_email_bf');
+-- bf_index_size: the index's pages (a table of Citus's: its shards')
+SELECT bf_index_size('users_email_bf') = pg_relation_size('users_email_bf') AS same_size,
+       bf_index_size('users_email_bf') / 8192 AS pages;
 SELECT nbits, nhashes FROM bf_estimate(10000, 0.01);
 
 -- bf_index_filter: the same filter as a value; bf_contains agrees with bf_index_contains on every key

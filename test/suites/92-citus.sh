@@ -13,18 +13,20 @@ citus_start "${BF_CITUS_PORT:-57640}" || { echo "citus: could not start the clus
 
 passed=0
 failed=0
-# check NAME EXPECTED SQL: the coordinator's one-value answer to SQL
-check() {
+# check_on NODE NAME EXPECTED SQL: node NODE's one-value answer to SQL
+check_on() {
 	local got
-	got="$(cpsql 0 -At -c "$3" 2>&1)"
-	if [ "$got" = "$2" ]; then
+	got="$(cpsql "$1" -At -c "$4" 2>&1)"
+	if [ "$got" = "$3" ]; then
 		passed=$((passed + 1))
-		echo "ok - $1"
+		echo "ok - $2"
 	else
 		failed=$((failed + 1))
-		echo "not ok - $1: expected '$2', got '$got'"
+		echo "not ok - $2: expected '$3', got '$got'"
 	fi
 }
+# check NAME EXPECTED SQL: the coordinator's
+check() { check_on 0 "$@"; }
 # check_error NAME SQLSTATE SQL: SQL fails with that SQLSTATE on the coordinator
 check_error() {
 	local got
@@ -120,6 +122,15 @@ check "rebuilt: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, 100000, 20) g WHERE NOT bf_might_contain('t32', 'k', 'k' || g)"
 check "bf_tracked lists the distributed columns with the rate asked" "t32|k|index|200000|0.02" \
 	"SELECT string_agg(concat_ws('|', tbl, col, method, capacity, target_fpr), ',') FROM bf_tracked WHERE tbl = 't32'::regclass AND col = 'k'"
+check "bf_index_info: the shards' sizes, and the rate of a lookup asking all 32" "t|t|t|f" \
+	"SELECT i.capacity >= 200000, abs(i.fpr - 0.02) < 0.0002, i.estimated_fpr < 0.02, i.saturated
+	 FROM bf_index_info('t32_k_bf') i"
+check "bf_tracked: the rate and the bytes of the shards' indexes" "t|t|t" \
+	"SELECT t.estimated_fpr = i.estimated_fpr, t.bytes = s.bytes, t.bytes > pg_relation_size('t32_k_bf')
+	 FROM bf_tracked t, bf_index_info('t32_k_bf') i,
+	      (SELECT sum(result::bigint) AS bytes FROM run_command_on_shards('t32',
+	         \$\$SELECT pg_relation_size(bf_shard_index('%s', '{k}'))\$\$)) s
+	 WHERE t.tbl = 't32'::regclass AND t.col = 'k'"
 check_error "method 'trigger' refused, naming method 'index'" 0A000 \
 	"SELECT bf_track('d', 'email', method => 'trigger')"
 
@@ -149,6 +160,16 @@ cpsql 0 -c "SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes')"
 check "rebalanced: shards on both workers again" 2 \
 	"SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name = 'life'::regclass"
 check "after a rebalance: every key found" 0 \
+	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+citus_add_worker
+cpsql 0 -c "SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes')" -c "SELECT citus_rebalance_wait()" >/dev/null 2>&1
+check "a worker added and shards moved there" t \
+	"SELECT count(*) > 0 FROM citus_shards WHERE table_name = 'life'::regclass AND nodeport = ${CITUS_PORTS[3]}"
+check "on the new worker too: every key found" 0 \
+	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+cpsql 0 -c "INSERT INTO life SELECT g, 'l' || g FROM generate_series(6001, 7000) g" >/dev/null
+n=7000
+check "rows written since: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
 cpsql 0 -c "SELECT undistribute_table('life')" >/dev/null 2>&1
 check "undistributed: every key found" 0 \
@@ -224,6 +245,27 @@ check_error "no SELECT on the column: refused" 42501 \
 	"SET ROLE bf_citus_nobody; SELECT bf_index_contains('d_email_bf', 'x'::text)"
 check_error "bf_shard_might_contain on the distributed table itself: refused" 0A000 \
 	"SELECT bf_shard_might_contain('d'::regclass, '{email}', 'x'::text)"
+check_error "bf_index_info without SELECT on the column: refused" 42501 \
+	"SET ROLE bf_citus_nobody; SELECT * FROM bf_index_info('d_email_bf')"
+check_error "a shard's index named on the coordinator: no such relation" 42P01 \
+	"SELECT bf_index_contains(('d_email_bf_' || min(shardid))::regclass, 'x'::text) FROM pg_dist_shard WHERE logicalrelid = 'd'::regclass"
+# on a worker, the shard's own index answers for the shard's rows
+shard="$(cpsql 0 -At -c "SELECT s.shardid FROM citus_shards s WHERE s.table_name = 'd'::regclass AND s.nodeport = ${CITUS_PORTS[1]} ORDER BY 1 LIMIT 1")"
+key="$(cpsql 1 -At -c "SELECT email FROM d_$shard LIMIT 1")"
+check_on 1 "on its worker, a shard's index answers for the shard's rows" "true|false" \
+	"SELECT bf_index_contains('d_email_bf_$shard', '$key'::text) || '|' || bf_index_contains('d_email_bf_$shard', 'absent@example.org'::text)"
+cpsql 0 >/dev/null <<'SQL'
+CREATE TABLE gone (id bigint, k text);
+SELECT create_distributed_table('gone', 'id', shard_count => 4);
+INSERT INTO gone SELECT g, 'g' || g FROM generate_series(1, 100) g;
+CREATE INDEX gone_k_bf ON gone USING bloomfilter (k);
+SQL
+gshard="$(cpsql 0 -At -c "SELECT s.shardid FROM citus_shards s WHERE s.table_name = 'gone'::regclass AND s.nodeport = ${CITUS_PORTS[1]} ORDER BY 1 LIMIT 1")"
+cpsql 1 -c "SET citus.enable_manual_changes_to_shards = on" -c "DROP TABLE gone_$gshard" >/dev/null
+check_error "a shard dropped on its worker: a lookup fails, no answer" 42P01 \
+	"SELECT bf_index_contains('gone_k_bf', 'g1'::text)"
+check_error "and bf_index_info fails, no estimate" 08000 \
+	"SELECT * FROM bf_index_info('gone_k_bf')"
 citus_stop_node 2
 check_error "a worker down: an error, not an answer" 08006 \
 	"SELECT bf_index_contains('d_email_bf', 'user1@example.com'::text)"
