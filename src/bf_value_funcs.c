@@ -43,6 +43,14 @@ typedef enum BfCacheKind
 	BF_CACHE_RAW
 } BfCacheKind;
 
+/* which filter of last time bf_contains's shortcut may read */
+typedef enum BfFastKind
+{
+	BF_FAST_NONE,
+	BF_FAST_STORED,				/* filter, while the argument is that stored value */
+	BF_FAST_PLAIN				/* plain, while the argument is that datum */
+} BfFastKind;
+
 typedef struct BfCallCache
 {
 	BfTypeCache types;			/* hashing of the value argument */
@@ -50,11 +58,12 @@ typedef struct BfCallCache
 	BfCacheKind kind;
 
 	/*
-	 * The cached stored filter holds integers and this call site passes
-	 * bigints: the commonest lookup, taken by bf_contains before any other
-	 * check.  Set by bf_contains, cleared whenever the cached filter changes.
+	 * The filter of last time (the stored one, or the plain datum) holds
+	 * integers and this call site passes bigints: the commonest lookup,
+	 * taken by bf_contains before any other check.  Set by bf_contains,
+	 * cleared whenever the cached filter changes.
 	 */
-	bool		int8_fast;
+	BfFastKind	int8_fast;
 	varatt_external ext;		/* BF_CACHE_EXTERNAL key */
 	struct varlena *rawkey;		/* BF_CACHE_RAW key */
 	BfCachedFilter *held;		/* the cache's entry, given back with fn_mcxt */
@@ -63,7 +72,7 @@ typedef struct BfCallCache
 
 	/* the last plain (uncompressed, in-line) filter argument */
 	struct varlena *plain_ptr;
-	uint32		plain_size;
+	uint32		plain_word;		/* its varlena header word: plain, and its size */
 	uint8		plain_header[BLOOM_HEADER_SIZE];
 	BfFilter	plain;
 } BfCallCache;
@@ -116,13 +125,47 @@ call_cache_hold(BfCallCache *cache, MemoryContext mcxt, BfCachedFilter *cf,
 	cache->kind = kind;
 }
 
+/*
+ * Is raw the plain (in-line, uncompressed) datum of last time?  The
+ * pointer alone is not enough: another value can come at the same address.
+ * Its bits are read in place, so they may differ; what decides a test must
+ * not: the size (so nblocks), and bytes 8 to 23 of the header
+ * (docs/FORMAT.md section 1: family, flags, nhashes, family detail, seed).
+ * Bytes 0 to 7 (magic, version, layout, hash function) are the same in
+ * every plain filter this release makes or reads, and a growing filter's
+ * bytes 8 to 15 (growth 2 to 16, then zeros) never equal a plain filter's,
+ * whose nhashes (bytes 10 and 11) is at least 1.
+ */
+static inline uint64
+load_u64(const uint8 *p)
+{
+	uint64		x;
+
+	memcpy(&x, p, sizeof(x));
+	return x;
+}
+
+static inline bool
+same_plain_filter(const BfCallCache *cache, const struct varlena *raw)
+{
+	const uint8 *a = (const uint8 *) VARDATA(raw);
+	const uint8 *b = cache->plain_header;
+
+	uint32		word;
+
+	/* the varlena header word: the same one is the same tag and size */
+	memcpy(&word, raw, sizeof(word));
+	return cache->plain_ptr == raw && word == cache->plain_word &&
+		((load_u64(a + 8) ^ load_u64(b + 8)) | (load_u64(a + 16) ^ load_u64(b + 16))) == 0;
+}
+
 /* get_filter_cached when the argument is not the stored value of last time */
 static pg_noinline const BfFilter *
 get_filter_slow(BfCallCache *cache, FunctionCallInfo fcinfo, struct varlena *raw)
 {
 	MemoryContext mcxt = fcinfo->flinfo->fn_mcxt;
 
-	cache->int8_fast = false;
+	cache->int8_fast = BF_FAST_NONE;
 	if (VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
 		/* not the pointer of last time: get_filter_cached checked that */
@@ -155,12 +198,11 @@ get_filter_slow(BfCallCache *cache, FunctionCallInfo fcinfo, struct varlena *raw
 	 */
 	if (!VARATT_IS_EXTENDED(raw))
 	{
-		if (!(cache->plain_ptr == raw && VARSIZE(raw) == cache->plain_size &&
-			  memcmp(VARDATA(raw), cache->plain_header, BLOOM_HEADER_SIZE) == 0))
+		if (!same_plain_filter(cache, raw))
 		{
 			cache->plain = bf_fetch_any(PointerGetDatum(raw));
 			cache->plain_ptr = raw;
-			cache->plain_size = VARSIZE(raw);
+			memcpy(&cache->plain_word, raw, sizeof(cache->plain_word));
 			memcpy(cache->plain_header, VARDATA(raw), BLOOM_HEADER_SIZE);
 		}
 		return &cache->plain;
@@ -178,10 +220,16 @@ get_filter_slow(BfCallCache *cache, FunctionCallInfo fcinfo, struct varlena *raw
  * cost a copy and a stack-protector check per call).
  */
 static inline bool
+same_stored_pointer(const BfCallCache *cache, const struct varlena *raw)
+{
+	return VARATT_IS_EXTERNAL_ONDISK(raw) &&
+		memcmp(VARDATA_EXTERNAL(raw), &cache->ext, sizeof(varatt_external)) == 0;
+}
+
+static inline bool
 same_stored_filter(const BfCallCache *cache, const struct varlena *raw)
 {
-	return cache->kind == BF_CACHE_EXTERNAL && VARATT_IS_EXTERNAL_ONDISK(raw) &&
-		memcmp(VARDATA_EXTERNAL(raw), &cache->ext, sizeof(varatt_external)) == 0;
+	return cache->kind == BF_CACHE_EXTERNAL && same_stored_pointer(cache, raw);
 }
 
 /*
@@ -344,10 +392,43 @@ contains_general(FunctionCallInfo fcinfo)
 	const BfFilter *f = get_filter_cached(fcinfo, 0);
 	BfCallCache *cache = (BfCallCache *) fcinfo->flinfo->fn_extra;
 
-	/* INTEGER, not GROWING: the shortcut reads one plain bit array */
-	cache->int8_fast = f == &cache->filter && f->hdr.family == BF_FAMILY_INTEGER &&
-		ti->typid == INT8OID;
+	/*
+	 * INTEGER, not GROWING: the shortcut reads one plain bit array, the
+	 * stored filter's or the plain datum's of this call (not a short or
+	 * indirect one, which is not kept: plain_ptr NULL)
+	 */
+	cache->int8_fast = BF_FAST_NONE;
+	if (f->hdr.family == BF_FAMILY_INTEGER && ti->typid == INT8OID)
+	{
+		if (f == &cache->filter && cache->kind == BF_CACHE_EXTERNAL)
+			cache->int8_fast = BF_FAST_STORED;
+		else if (cache->plain_ptr != NULL)
+			cache->int8_fast = BF_FAST_PLAIN;
+	}
 	PG_RETURN_BOOL(bf_filter_test(f, ti, PG_GETARG_DATUM(1)));
+}
+
+/* the shortcut's test: a bigint key against a plain filter of integers */
+static inline bool
+int8_test(const BfFilter *f, int64 key)
+{
+	return bloom_test_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes,
+						   bloom_hash_int64(key, f->hdr.seed));
+}
+
+/*
+ * bf_contains past the stored filter's shortcut: the same shortcut for the
+ * plain datum of last time (a small filter from a subquery or a
+ * parameter; its vl is the argument, read in place), else the general
+ * path.  Out of line, so that bf_contains stays a test and a tail call.
+ */
+static pg_noinline Datum
+contains_plain(FunctionCallInfo fcinfo, BfCallCache *cache)
+{
+	if (cache->int8_fast == BF_FAST_PLAIN &&
+		same_plain_filter(cache, (struct varlena *) PG_GETARG_POINTER(0)))
+		PG_RETURN_BOOL(int8_test(&cache->plain, PG_GETARG_INT64(1)));
+	return contains_general(fcinfo);
 }
 
 /*
@@ -362,13 +443,13 @@ bf_contains(PG_FUNCTION_ARGS)
 {
 	BfCallCache *cache = (BfCallCache *) fcinfo->flinfo->fn_extra;
 
-	if (likely(cache != NULL && cache->int8_fast) &&
-		same_stored_filter(cache, (struct varlena *) PG_GETARG_POINTER(0)))
+	/* BF_FAST_STORED is set only while the held filter is a stored one */
+	if (likely(cache != NULL))
 	{
-		const BfFilter *f = &cache->filter;
-
-		PG_RETURN_BOOL(bloom_test_hash(BF_BITS(f->vl), f->hdr.nblocks, f->hdr.nhashes,
-									   bloom_hash_int64(PG_GETARG_INT64(1), f->hdr.seed)));
+		if (likely(cache->int8_fast == BF_FAST_STORED) &&
+			same_stored_pointer(cache, (struct varlena *) PG_GETARG_POINTER(0)))
+			PG_RETURN_BOOL(int8_test(&cache->filter, PG_GETARG_INT64(1)));
+		return contains_plain(fcinfo, cache);
 	}
 	return contains_general(fcinfo);
 }

@@ -104,6 +104,26 @@ SELECT count(*) FILTER (WHERE bf_contains(f, g::int8)) AS found
 FROM fc_big, generate_series(500001, 501000) g WHERE id = 5;
 SELECT bf_contains(f, 1::int8) FROM fc_big ORDER BY id;
 
+-- the same for small filters stored in line (the shortcut for the plain
+-- datum of last time): filters alternating at one call site, and a
+-- correlated subquery whose values may come at the same address
+CREATE TEMP TABLE fc_small (id int, f bloomfilter);
+ALTER TABLE fc_small ALTER COLUMN f SET STORAGE PLAIN;
+INSERT INTO fc_small
+	SELECT i, bf_add_all(bf_create(100, 1e-9, i), ARRAY(SELECT (i * 1000 + g)::int8 FROM generate_series(1, 100) g))
+	FROM generate_series(1, 3) i;
+INSERT INTO fc_small SELECT 4, bf_add_all(bf_create(100, 1e-9, 1), ARRAY(SELECT (4000 + g)::int4 FROM generate_series(1, 100) g));
+INSERT INTO fc_small SELECT 5, bf_add_all(bf_create(100, 1e-9, 1), ARRAY(SELECT (5000 + g)::text FROM generate_series(1, 100) g));
+SELECT id, pg_column_size(f) < 2000 AND pg_column_size(f) = octet_length(f::bytea) + 4 AS in_line_plain
+FROM fc_small ORDER BY id;
+SELECT b.id, count(*) FILTER (WHERE bf_contains(b.f, k.k)) AS found
+FROM (SELECT (i * 1000 + g)::int8 AS k FROM generate_series(1, 3) i, generate_series(1, 100) g) k
+	 CROSS JOIN LATERAL (SELECT * FROM fc_small WHERE id <= 3 AND k.k > 0) b
+GROUP BY b.id ORDER BY b.id;
+SELECT k.i, count(*) FILTER (WHERE bf_contains((SELECT f FROM fc_small s WHERE s.id = k.i), k.k)) AS found
+FROM (SELECT i, (((i + g) % 3 + 1) * 1000 + g)::int8 AS k FROM generate_series(1, 100) g, generate_series(1, 4) i) k
+GROUP BY k.i ORDER BY k.i;
+
 -- a temporary table's pages change without WAL: its values are not cached
 SELECT bf_filter_cache_reset();
 CREATE TEMP TABLE fc_temp (f bloomfilter);
