@@ -79,6 +79,8 @@ check_plan "another column's lookup asks every shard" "Task Count: 8" \
 check_plan "a shard tests its filter once, before its scan" "One-Time Filter: bf_shard_might_contain('[0-9]*'::oid" \
 	"SELECT 1 FROM d t WHERE bf_shard_might_contain(t.tableoid, '{email}', 'x'::text) LIMIT 1"
 check "reference table: present" t "SELECT bf_index_contains('r_code_bf', 'code7'::text)"
+check "reference table: bf_index_info from its one shard" "1000|true" \
+	"SELECT round(estimated_cardinality::numeric, -2) || '|' || (nbits > 0) FROM bf_index_info('r_code_bf')"
 check "reference table: absent" f "SELECT bf_index_contains('r_code_bf', 'nocode'::text)"
 check "a transaction sees its own writes" "true|true" \
 	"BEGIN; INSERT INTO d VALUES (900001, 'own@write'); SELECT bf_index_contains('d_email_bf', 'own@write'::text) || '|' || bf_index_contains('d_id_bf', 900001::bigint); ROLLBACK;"
@@ -95,6 +97,8 @@ check "Citus local table: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, 1000) g WHERE NOT bf_index_contains('loc_k_bf', 'loc' || g)"
 check "Citus local table: present and absent" "t|f" \
 	"SELECT concat_ws('|', bf_index_contains('loc_k_bf', 'late'::text), bf_index_contains('loc_k_bf', 'nowhere'::text))"
+check "Citus local table: bf_index_info from its shard" t \
+	"SELECT estimated_cardinality > 0 AND bf_index_size('loc_k_bf') > 0 FROM bf_index_info('loc_k_bf')"
 
 echo "-- bf_track and bf_might_contain"
 cpsql 0 >/dev/null <<'SQL'
@@ -249,6 +253,8 @@ check_error "no SELECT on the column: refused" 42501 \
 	"SET ROLE bf_citus_nobody; SELECT bf_index_contains('d_email_bf', 'x'::text)"
 check_error "bf_shard_might_contain on the distributed table itself: refused" 0A000 \
 	"SELECT bf_shard_might_contain('d'::regclass, '{email}', 'x'::text)"
+check "bf_tracked as a role without rights: no row of the distributed tables, no error" 0 \
+	"SET ROLE bf_citus_nobody; SELECT count(*) FROM bf_tracked"
 check_error "bf_index_info without SELECT on the column: refused" 42501 \
 	"SET ROLE bf_citus_nobody; SELECT * FROM bf_index_info('d_email_bf')"
 check_error "a shard's index named on the coordinator: no such relation" 42P01 \
