@@ -82,6 +82,10 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# the clang pass that makes LLVM bitcode (with_llvm=yes) warns as the gcc
+# pass does: the no-warning rule holds for both (test/bitcode_check.sh)
+override BITCODE_CFLAGS += $(PG_CFLAGS)
+
 # PGXS tracks no header dependencies unless the server was configured with
 # --enable-depend; inline code in the headers must rebuild every object
 $(OBJS): $(wildcard src/*.h)

@@ -18,7 +18,6 @@
 #include "common/int.h"
 #include "miscadmin.h"
 #include "utils/array.h"
-#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 /* ---- reading and checking values ---- */
@@ -82,13 +81,15 @@ bw_from_bytes(const uint8 *data, size_t len, int sqlstate)
 
 	if (err != BLOOM_WINDOW_OK)
 		bw_report_error(err, slot_err, sqlstate, "bloomwindow value");
-	/* a non-portable window names its type by OID: it must exist here */
-	if (hdr.slot.family == BF_FAMILY_OTHER &&
-		!SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum((Oid) hdr.slot.detail)))
+	/*
+	 * a non-portable window names its type by OID: the rule of a plain
+	 * filter's (bf_other_type_ok), since its slots print as plain filters
+	 */
+	if (hdr.slot.family == BF_FAMILY_OTHER && !bf_other_type_ok((Oid) hdr.slot.detail))
 		ereport(ERROR,
 				(errcode(sqlstate),
 				 errmsg("invalid bloomwindow value"),
-				 errdetail("The window holds values of a non-portable type with OID %u, which does not exist in this database.",
+				 errdetail("The window holds values of a non-portable type with OID %u, which does not exist in this database or cannot be the element type of a filter.",
 						   hdr.slot.detail),
 				 errhint("Non-portable windows can only be moved between databases in their text form, which names the type.")));
 	vl = palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);

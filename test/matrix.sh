@@ -1,5 +1,6 @@
 #!/bin/bash
-# The version matrix: builds the extension (no compiler warning allowed) and
+# The version matrix: builds the extension (no compiler warning allowed, from
+# gcc nor from clang's bitcode pass: test/bitcode_check.sh) and
 # runs the unit, layout, pg_regress, isolation and TAP (dump/restore, crash,
 # upgrade) suites on the PostgreSQL of other Debian releases, each in a
 # minimal Debian root (test/lib/debroot.sh: cached under
@@ -25,9 +26,12 @@ for suite in ${*:-trixie sid}; do
 		debroot_enter "$lower" "$suite" "$PWD"; then
 		echo "matrix: [$(date +%T)] $suite root ready ($(($(date +%s) - t0)) s)"
 		# what test/install-deps.sh asks for now and the cached root lacks,
-		# with network; then the suites without (test/lib/debroot.sh), and
+		# with network; then, without (test/lib/debroot.sh), clang's bitcode
+		# pass with no warning (test/bitcode_check.sh: this version's headers
+		# and clang, which Debian builds it with), and the suites, built
 		# without LLVM bitcode, which only JIT inlining uses (half the build)
 		debroot_run_in "$DEBROOT" "cd /src && bash test/install-deps.sh" BF_NESTED=1 BF_DEPS_MATRIX=1 &&
+			debroot_run_isolated "$DEBROOT" "cd /src && bash test/bitcode_check.sh" &&
 			debroot_run_isolated "$DEBROOT" "cd /src && bash test/run-all.sh unit layout regress dump_restore crash upgrade" \
 				BF_NESTED=1 BF_DEPS_MATRIX=1 BF_MAKE_ARGS=with_llvm=no
 		r=$?

@@ -1,10 +1,12 @@
 #!/bin/bash
-# The Debian package: builds postgresql-<V>-bloomfilter from debian/ (the way
-# Debian builds PostgreSQL extensions: pg_buildext, debian/pgversions) for
-# the PostgreSQL installed here, installs it with dpkg -i in a clean Debian
-# root of this machine's release that has only that server installed (see
-# test/lib/debroot.sh), and checks that CREATE EXTENSION works there.
-# Run as root.
+# The Debian package, as README.md's "Debian package" paragraph makes it: in
+# a clean Debian root of this machine's release that has only this
+# machine's PostgreSQL server installed (see test/lib/debroot.sh), with the
+# source tree copied there without .git (as a tarball has it), runs the
+# README's block of steps exactly as written (read from README.md, so the
+# two cannot drift: install the build's dependencies, build
+# postgresql-<V>-bloomfilter with pg_buildext, dpkg -i it), then checks the
+# package and that CREATE EXTENSION works there.  Run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SRC="$PWD"
@@ -23,35 +25,20 @@ extversion="$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" bloomfilter.control)
 [ "${version%-*}" = "$extversion" ] ||
 	fail "debian/changelog's version $version is not default_version $extversion"
 
-# build, from a copy of the tree (updatecontrol rewrites debian/control)
-mkdir "$work/bloomfilter-$extversion"
-debroot_copy_source "$SRC" "$work/bloomfilter-$extversion"
-rm -rf "$work/bloomfilter-$extversion/.git"
-(
-	cd "$work/bloomfilter-$extversion"
-	export PG_SUPPORTED_VERSIONS=installed DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" DEB_BUILD_PROFILES=nocheck
-	pg_buildext updatecontrol
-	dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1
-) || { tail -40 "$work/build.log"; fail "dpkg-buildpackage failed"; }
-deb="$work/postgresql-$v-bloomfilter_${version}_$(dpkg --print-architecture).deb"
-[ -f "$deb" ] || { ls "$work"; fail "no package postgresql-$v-bloomfilter built"; }
-if grep -q 'warning:' "$work/build.log"; then
-	grep 'warning:' "$work/build.log"
-	fail "the package build printed compiler warnings"
-fi
-say "built $(basename "$deb"): $(dpkg-deb -f "$deb" Depends)"
-dpkg-deb -c "$deb" >"$work/contents"
-for f in "usr/lib/postgresql/$v/lib/bloomfilter.so" "usr/share/postgresql/$v/extension/bloomfilter.control" \
-	"usr/share/postgresql/$v/extension/bloomfilter--1.0.sql"; do
-	grep -q " \./$f\$" "$work/contents" || fail "the package lacks /$f"
-done
+# the README's steps: the sh block after the marker line
+steps="$(awk '/^<!-- package steps:/ { m = 1; next }
+	m == 1 && /^```sh[ \t]*$/ { m = 2; next }
+	m == 2 && /^```/ { exit }
+	m == 2 { print }' README.md)"
+[ -n "$steps" ] || fail "README.md has no block of package steps (a \`\`\`sh block after \"<!-- package steps:\")"
+say "README's package steps:"
+printf '%s\n' "$steps" | sed 's/^/    /'
 
-# install it in a clean root that has the server only
+# a clean root that runs this machine's server (with a private layer over
+# the package cache: the fresh-machine check may be running apt in the
+# same cache beside it)
 base="$(debroot_prepare "$suite" base)" || fail "no $suite root"
-# (with a private layer over the package cache: the fresh-machine check may
-# be running apt in the same cache beside it)
 debroot_enter "$base" "$suite" "" private || fail "cannot enter the $suite root"
-cp "$deb" "$DEBROOT/tmp/"
 # the package depends on the server release it was built against, so the
 # root gets this machine's Debian sources (e.g. bookworm-security's newer
 # minor release) as a user's machine has them
@@ -63,11 +50,33 @@ if [ -n "$hostsrc" ]; then
 fi
 debroot_run_in "$DEBROOT" "set -e
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-$v >/dev/null" \
+	apt-get install -y -qq --no-install-recommends postgresql-$v >/dev/null" DEBIAN_FRONTEND=noninteractive \
 	>"$work/apt.log" 2>&1 || { tail -30 "$work/apt.log"; fail "cannot install postgresql-$v in the clean root"; }
+# the source tree as a tarball has it (no .git), in a directory of its own
+# (dpkg-buildpackage writes the packages beside it)
+src="/build/bloomfilter-$extversion"
+mkdir -p "$DEBROOT/build"
+debroot_copy_source "$SRC" "$DEBROOT$src"
+rm -rf "$DEBROOT$src/.git"
+printf 'set -ex\n%s\n' "$steps" >"$DEBROOT/build/steps.sh"
+t0=$(date +%s)
+debroot_run_in "$DEBROOT" "cd $src && bash /build/steps.sh </dev/null" DEBIAN_FRONTEND=noninteractive \
+	>"$work/build.log" 2>&1 || { tail -40 "$work/build.log"; fail "README's package steps failed"; }
+say "README's package steps ran in $(($(date +%s) - t0)) s"
+deb="$DEBROOT/build/postgresql-$v-bloomfilter_${version}_$(dpkg --print-architecture).deb"
+[ -f "$deb" ] || { ls "$DEBROOT/build"; fail "no package postgresql-$v-bloomfilter built"; }
+if grep -E ':[0-9]+:[0-9]+: warning:' "$work/build.log"; then
+	fail "the package build printed compiler warnings"
+fi
+say "built $(basename "$deb"): $(dpkg-deb -f "$deb" Depends)"
+dpkg-deb -c "$deb" >"$work/contents"
+for f in "usr/lib/postgresql/$v/lib/bloomfilter.so" "usr/share/postgresql/$v/extension/bloomfilter.control" \
+	"usr/share/postgresql/$v/extension/bloomfilter--1.0.sql"; do
+	grep -q " \./$f\$" "$work/contents" || fail "the package lacks /$f"
+done
+
 # the check without network (test/lib/debroot.sh), beside other tests
 debroot_run_isolated "$DEBROOT" "set -e
-	dpkg -i /tmp/$(basename "$deb")
 	dpkg-query -W -f='\${Status}\n' postgresql-$v-bloomfilter | grep -q 'ok installed'
 	cd /tmp
 	# -q -o: only the answers in the file (no command tags, nothing of pg_virtualenv)
@@ -80,8 +89,8 @@ debroot_run_isolated "$DEBROOT" "set -e
 			   bf_contains(bf_add(bf_create(100), 'a'::text), 'b'::text),
 			   (SELECT count(*) FROM t WHERE NOT bf_index_contains('t_k_idx', k)),
 			   (SELECT bf_agg(k) FROM t) IS NOT NULL\"
-	cat /tmp/check.out" >"$work/root.log" 2>&1 || { tail -30 "$work/root.log"; fail "installing or using the package failed"; }
+	cat /tmp/check.out" >"$work/root.log" 2>&1 || { tail -30 "$work/root.log"; fail "using the installed package failed"; }
 got="$(grep -v '^ *$' "$DEBROOT/tmp/check.out" | tr '\n' ' ')"
 [ "$got" = "$extversion t|f|0|t " ] || { tail -30 "$work/root.log"; fail "unexpected answers: $got"; }
-say "installed with dpkg -i in a clean $suite root: CREATE EXTENSION gives $extversion, answers right"
+say "installed by README's steps in a clean $suite root: CREATE EXTENSION gives $extversion, answers right"
 echo "package test: ok"

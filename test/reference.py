@@ -57,6 +57,15 @@ FAMILY_NAMES = {v: k for k, v in FAMILIES.items()}
 FAM_RECORD = 12
 FAM_OTHER = 13
 
+# §3.1: the OIDs PostgreSQL fixes for the types of the table of §3 (and
+# unknown); family other never names one of them
+PORTABLE_TYPE_OIDS = {
+    16: "bool", 17: "bytea", 19: "name", 20: "int8", 21: "int2", 23: "int4",
+    25: "text", 700: "float4", 701: "float8", 705: "unknown", 1042: "bpchar",
+    1043: "varchar", 1082: "date", 1114: "timestamp", 1184: "timestamptz",
+    1700: "numeric", 2950: "uuid",
+}
+
 PG_EPOCH_DATE = datetime.date(2000, 1, 1)
 PG_EPOCH = datetime.datetime(2000, 1, 1)
 PG_EPOCH_TZ = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
@@ -350,6 +359,10 @@ class Filter:
         elif self.family == FAM_OTHER:
             if self.detail == 0:
                 raise ValueError("family other with type OID 0")
+            if self.detail in PORTABLE_TYPE_OIDS:
+                raise ValueError("family other names type OID %d (%s), which has "
+                                 "a portable family (§3.1)"
+                                 % (self.detail, PORTABLE_TYPE_OIDS[self.detail]))
         elif self.detail != 0:
             raise ValueError("family detail %#x must be 0 for family %d"
                              % (self.detail, self.family))

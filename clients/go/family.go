@@ -51,6 +51,17 @@ func familyFromName(s string) (Family, bool) {
 	return 0, false
 }
 
+// portableTypeOIDs are the OIDs PostgreSQL fixes for the types of a
+// portable family (and unknown, hashed as text): a filter of family other
+// never names one of them in its family detail (docs/FORMAT.md §3.1), and
+// the server refuses a value that does.
+var portableTypeOIDs = map[uint32]string{
+	16: "bool", 17: "bytea", 19: "name", 20: "int8", 21: "int2", 23: "int4",
+	25: "text", 700: "float4", 701: "float8", 705: "unknown", 1042: "bpchar",
+	1043: "varchar", 1082: "date", 1114: "timestamp", 1184: "timestamptz",
+	1700: "numeric", 2950: "uuid",
+}
+
 // maxRecordFields is the most fields a composite key may have.
 const maxRecordFields = 8
 

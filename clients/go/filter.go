@@ -150,6 +150,9 @@ func (f *Filter) check(fail func(string, ...any) error) error {
 		if f.detail == 0 {
 			return fail("family other with type OID 0")
 		}
+		if name, ok := portableTypeOIDs[f.detail]; ok {
+			return fail("family other names type OID %d (%s), which has a portable family", f.detail, name)
+		}
 		nonportable = true
 	default:
 		if f.detail != 0 {

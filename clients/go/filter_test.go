@@ -1,6 +1,7 @@
 package bloomfilter
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -148,9 +149,31 @@ func TestReadOnly(t *testing.T) {
 	}
 }
 
+// The family detail of family other never names a type of a portable
+// family (docs/FORMAT.md §3.1): the server refuses such a value, and so
+// does Parse, for every built-in OID of one; a type it cannot know is
+// accepted.
+func TestOtherPortableOID(t *testing.T) {
+	b := validFilter(t).Bytes()
+	b[8], b[9] = 13, 1
+	for oid := range portableTypeOIDs {
+		binary.LittleEndian.PutUint32(b[12:], oid)
+		var fe *FormatError
+		if _, err := Parse(b); !errors.As(err, &fe) || fe.SQLState != SQLStateInvalidBinary {
+			t.Errorf("family other with OID %d: %v", oid, err)
+		}
+	}
+	for _, oid := range []uint32{869, 1007, 16384, 4000000000} {
+		binary.LittleEndian.PutUint32(b[12:], oid)
+		if _, err := Parse(b); err != nil {
+			t.Errorf("family other with OID %d: %v", oid, err)
+		}
+	}
+}
+
 func TestNonPortable(t *testing.T) {
 	b := validFilter(t).Bytes()
-	b[8], b[9], b[12] = 13, 1, 25
+	b[8], b[9], b[12], b[13] = 13, 1, 0x65, 0x03 // inet, OID 869
 	f, err := Parse(b)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +186,7 @@ func TestNonPortable(t *testing.T) {
 			t.Errorf("Contains(%#v): %v", v, err)
 		}
 	}
-	b[12] = 0xD1 // a record (integer, other)
+	b[12], b[13] = 0xD1, 0 // a record (integer, other)
 	b[8] = 12
 	if f, err = Parse(b); err != nil {
 		t.Fatal(err)

@@ -612,6 +612,28 @@ def patch(data, off, fmt, val):
     return bytes(b)
 
 
+# §3.1: the built-in OIDs of the types of a portable family (and unknown),
+# which no value of family other may name
+PORTABLE_TYPE_OIDS = [("bool", 16), ("bytea", 17), ("name", 19), ("int8", 20), ("int2", 21),
+                      ("int4", 23), ("text", 25), ("float4", 700), ("float8", 701),
+                      ("unknown", 705), ("bpchar", 1042), ("varchar", 1043), ("date", 1082),
+                      ("timestamp", 1114), ("timestamptz", 1184), ("numeric", 1700),
+                      ("uuid", 2950)]
+
+
+def patch_parts(data, first, oid):
+    """The family detail of every part (a window's slot, a growing filter's
+    layer: plain filters one after the other from offset first) that has
+    family other set to oid."""
+    b = bytearray(data)
+    off = first
+    while off < len(b):
+        if b[off + 8] == 13:
+            struct.pack_into("<I", b, off + 12, oid)
+        off += 64 + 64 * struct.unpack_from("<Q", b, off + 24)[0]
+    return bytes(b)
+
+
 def gen_malformed_bytes(srv):
     good, = srv.one("SELECT bf_add_all(bf_create(100, 0.01, 5), ARRAY[1, 2, 3])::bytea")
     rec, = srv.one("SELECT bf_add(bf_create(100, 0.01, 5), ROW(1, 'a'::text))::bytea")
@@ -679,10 +701,15 @@ def gen_malformed_bytes(srv):
         ("record without other field but flagged", patch(rec, 9, "<B", 1)),
         ("record detail first nibble 0", patch(rec, 12, "<I", 0x40)),
     ]
+    # family other naming a type of a portable family (§3.1)
+    for typ, oid in PORTABLE_TYPE_OIDS:
+        cases.append(("family other with the OID of %s (%d)" % (typ, oid), patch(oth, 12, "<I", oid)))
     out = []
     for name, data in cases:
         st = srv.sqlstate("SELECT '\\x%s'::bytea::bloomfilter" % data.hex())
         if st is None:
+            if name.startswith("family other with the OID of "):
+                raise SystemExit("generate: the server accepts '%s' (FORMAT.md §3.1)" % name)
             print("generate: malformed bytes '%s' accepted by the server; left out" % name,
                   file=sys.stderr)
             continue
@@ -742,6 +769,11 @@ def gen_malformed_text(srv):
         ("family=integer()", tok(3, "family=integer()")),
         ("family=other()", tok(3, "family=other()")),
         ("family=other(no_such_schema.no_such_type)", tok(3, "family=other(no_such_schema.no_such_type)")),
+        # a type of a portable family (§3.1), by its name and its SQL name
+        ("family=other(pg_catalog.int4)", tok(3, "family=other(pg_catalog.int4)")),
+        ("family=other(integer)", tok(3, "family=other(integer)")),
+        ("family=other(pg_catalog.text)", tok(3, "family=other(pg_catalog.text)")),
+        ("family=other(timestamp with time zone)", tok(3, "family=other(timestamp with time zone)")),
         ("nhashes=0", tok(4, "nhashes=0")),
         ("nhashes=65", tok(4, "nhashes=65")),
         ("nhashes=-1", tok(4, "nhashes=-1")),
@@ -887,6 +919,8 @@ def gen_malformed_windows(srv):
     good, = srv.one("SELECT bf_window_add(bf_window_create('1 hour', 100, 0.01, 2), 1::int8, %s)::bytea"
                     % T0)
     empty, = srv.one("SELECT bf_window_create('1 hour', 100, 0.01, 2)::bytea")
+    oth, = srv.one("SELECT bf_window_add(bf_window_create('1 hour', 100, 0.01, 2), "
+                   "'10.0.0.1'::inet, %s)::bytea" % T0)
     slot = 64 + 64 * struct.unpack_from("<Q", good, 64 + 24)[0]
     cases = [
         ("wrong magic", patch(good, 0, "<4s", b"BLMF")),
@@ -913,6 +947,9 @@ def gen_malformed_windows(srv):
         ("truncated by one byte", good[:-1]),
         ("one byte too many", good + b"\0"),
         ("header only", good[:64]),
+        # §3.1: slots of family other naming a type of a portable family
+        ("slots of family other with the OID of int4 (23)", patch_parts(oth, 64, 23)),
+        ("slots of family other with the OID of text (25)", patch_parts(oth, 64, 25)),
     ]
     out = []
     for name, data in cases:
@@ -967,6 +1004,8 @@ def gen_malformed_growing(srv):
     good, = srv.one("SELECT bf_add_all(bf_create_growing(5, 0.01, 2, 3), "
                     "ARRAY(SELECT g FROM generate_series(1, 20) g))::bytea")
     one, = srv.one("SELECT bf_add(bf_create_growing(5, 0.01, 2, 3), 1)::bytea")
+    oth, = srv.one("SELECT bf_add_all(bf_create_growing(5, 0.01, 2, 3), "
+                   "ARRAY(SELECT ('10.0.0.' || g)::inet FROM generate_series(1, 20) g))::bytea")
     l1 = 64 + 64 + 64 * struct.unpack_from("<Q", good, 64 + 24)[0]
     assert struct.unpack_from("<H", good, 6)[0] >= 3, "the sample must have grown"
     cases = [
@@ -999,6 +1038,9 @@ def gen_malformed_growing(srv):
         ("truncated by one byte", good[:-1]),
         ("one byte too many", good + b"\0"),
         ("header only", good[:64]),
+        # §3.1: layers of family other naming a type of a portable family
+        ("layers of family other with the OID of int4 (23)", patch_parts(oth, 64, 23)),
+        ("layers of family other with the OID of text (25)", patch_parts(oth, 64, 25)),
     ]
     out = []
     for name, data in cases:

@@ -353,6 +353,13 @@ SELECT test_err(format('SELECT %L::bytea::bloomwindow',
 		PLACING '\x00286bee' FROM 65 + 64 + 64 + 12)
 		PLACING '\x00286bee' FROM 65 + 2 * (64 + 64) + 12)))
 FROM io_w WHERE id = 4;
+-- or a type no non-portable window can hold (int4 has a portable family):
+-- the rule of a plain filter, whose text form the slots print
+SELECT test_err(format('SELECT %L::bytea::bloomwindow',
+	overlay(overlay(overlay(w::bytea PLACING '\x17000000' FROM 65 + 12)
+		PLACING '\x17000000' FROM 65 + 64 + 64 + 12)
+		PLACING '\x17000000' FROM 65 + 2 * (64 + 64) + 12)))
+FROM io_w WHERE id = 4;
 
 -- leave nothing behind for the suites after this one
 DROP TABLE g, idle, stored_w, back, events, folds, events_big, halves, io_w, io_w2, good_w;

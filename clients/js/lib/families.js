@@ -23,6 +23,17 @@ const SQL_TYPES = Object.freeze({
   enum: 'enum', record: 'record',
 });
 
+// The OIDs PostgreSQL fixes for the types of a portable family (and
+// unknown, hashed as text): a filter of family other never names one of
+// them in its family detail, and the server refuses a value that does
+// (docs/FORMAT.md §3.1).
+const PORTABLE_TYPE_OIDS = new Map([
+  [16, 'bool'], [17, 'bytea'], [19, 'name'], [20, 'int8'], [21, 'int2'], [23, 'int4'],
+  [25, 'text'], [700, 'float4'], [701, 'float8'], [705, 'unknown'], [1042, 'bpchar'],
+  [1043, 'varchar'], [1082, 'date'], [1114, 'timestamp'], [1184, 'timestamptz'],
+  [1700, 'numeric'], [2950, 'uuid'],
+]);
+
 /** The field families of a record's family detail, field 1 first. */
 function recordFields(detail) {
   const out = [];
@@ -60,6 +71,6 @@ function familyText(family, detail) {
 }
 
 module.exports = {
-  FAMILY, FAMILY_NAMES, SQL_TYPES, MAX_RECORD_FIELDS,
+  FAMILY, FAMILY_NAMES, SQL_TYPES, MAX_RECORD_FIELDS, PORTABLE_TYPE_OIDS,
   recordFields, recordDetailValid, recordHasOther, familyText,
 };

@@ -4,7 +4,7 @@
 // PostgreSQL accepts it, and encoding.
 
 const { BloomFilterError, SQLSTATE } = require('./errors');
-const { FAMILY, recordDetailValid, recordHasOther } = require('./families');
+const { FAMILY, PORTABLE_TYPE_OIDS, recordDetailValid, recordHasOther } = require('./families');
 
 const HEADER_BYTES = 64;
 const BLOCK_BYTES = 64;
@@ -76,6 +76,10 @@ function readHeader(bytes, code = SQLSTATE.INVALID_BINARY) {
     nonportable = recordHasOther(h.detail);
   } else if (h.family === FAMILY.other) {
     if (h.detail === 0) throw invalid('The filter of a non-portable type names type OID 0.', code);
+    if (PORTABLE_TYPE_OIDS.has(h.detail)) {
+      throw invalid(`The filter of a non-portable type names type OID ${h.detail} `
+        + `(${PORTABLE_TYPE_OIDS.get(h.detail)}), which has a portable family.`, code);
+    }
     nonportable = true;
   } else {
     if (h.detail !== 0) throw invalid(`The family detail is 0x${h.detail.toString(16)}; it must be 0 for this family.`, code);

@@ -181,3 +181,19 @@ def test_info():
         f.add(k)
     i = f.info()
     assert i.saturated and i.inserted <= 1000 and i.fill_ratio > 0.5
+
+
+def test_other_never_names_a_portable_type():
+    """FORMAT.md §3.1: family other with the OID of a type of a portable
+    family is malformed, as the server says; other OIDs are accepted."""
+    import struct
+    b = bytearray(BloomFilter.create_sized(512, 1).to_bytes())
+    b[8], b[9] = 13, 1                      # family other, non-portable
+    for oid in (16, 17, 19, 20, 21, 23, 25, 700, 701, 705, 1042, 1043, 1082, 1114,
+                1184, 1700, 2950):
+        struct.pack_into("<I", b, 12, oid)
+        with pytest.raises(FormatError):
+            BloomFilter.from_bytes(bytes(b))
+    for oid in (869, 1007, 16384, 4000000000):  # inet, int4[], types of a database
+        struct.pack_into("<I", b, 12, oid)
+        assert BloomFilter.from_bytes(bytes(b)).family == "other"

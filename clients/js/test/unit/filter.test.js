@@ -125,6 +125,24 @@ test('a non-portable filter can be combined but not queried', () => {
   assert.strictEqual(np.info().elementType, 'other(oid 869)');
 });
 
+test('family other never names a type of a portable family (FORMAT.md §3.1)', () => {
+  const f = BloomFilter.empty({ nbits: 512, nhashes: 1 });
+  f.add(1);
+  const b = f.toBytes();
+  b[8] = 13; // family other
+  b[9] = 1; // non-portable
+  const dv = new DataView(b.buffer);
+  for (const oid of [16, 17, 19, 20, 21, 23, 25, 700, 701, 705, 1042, 1043, 1082, 1114, 1184, 1700, 2950]) {
+    dv.setUint32(12, oid, true);
+    assert.throws(() => BloomFilter.fromBytes(b), code('22P03'), `OID ${oid}`);
+  }
+  // types a client cannot know: inet, int4[], a user's type
+  for (const oid of [869, 1007, 16384, 4000000000]) {
+    dv.setUint32(12, oid, true);
+    assert.strictEqual(BloomFilter.fromBytes(b).portable, false, `OID ${oid}`);
+  }
+});
+
 test('empty() checks its parameters', () => {
   assert.throws(() => BloomFilter.empty({ nbits: 1000, nhashes: 1 }), code('22023'));
   assert.throws(() => BloomFilter.empty({ nbits: 512, nhashes: 65 }), code('22023'));

@@ -38,6 +38,16 @@ FAMILY_NAMES = ("none", "integer", "float", "numeric", "text", "bytea", "uuid",
                 "other")
 FAMILY_IDS = {n: i for i, n in enumerate(FAMILY_NAMES)}
 
+# the OIDs PostgreSQL fixes for the types of a portable family (and unknown,
+# hashed as text): a filter of family other never names one of them in its
+# family detail, and the server refuses a value that does (FORMAT.md §3.1)
+PORTABLE_TYPE_OIDS = {
+    16: "bool", 17: "bytea", 19: "name", 20: "int8", 21: "int2", 23: "int4",
+    25: "text", 700: "float4", 701: "float8", 705: "unknown", 1042: "bpchar",
+    1043: "varchar", 1082: "date", 1114: "timestamp", 1184: "timestamptz",
+    1700: "numeric", 2950: "uuid",
+}
+
 
 def record_fields(detail: int) -> list[int]:
     """The field families of a record's family detail (nibbles, field 1
@@ -96,6 +106,9 @@ class Header:
         elif self.family == OTHER:
             if self.detail == 0:
                 raise FormatError("family other with type OID 0")
+            if self.detail in PORTABLE_TYPE_OIDS:
+                raise FormatError("family other names type OID %d (%s), which has a portable family"
+                                  % (self.detail, PORTABLE_TYPE_OIDS[self.detail]))
         elif self.detail != 0:
             raise FormatError("family detail %#x must be 0 for family %s"
                               % (self.detail, FAMILY_NAMES[self.family]))
