@@ -463,9 +463,10 @@ bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype, Datum value,
  * given: a key absent from the table passes S filters, so each gets the
  * rate fpr / S (the union's rate is then at most fpr); its keys are spread
  * over the shards by their hash, so each holds capacity / S of them (0:
- * each shard sizes its index from its own rows).  The bits cost grows by
- * log(S) / log(1 / fpr): at most twice one filter of the whole column for
- * 64 shards at 1 %.
+ * each shard sizes its index from its own rows).  The bits grow by about
+ * log(S) / log(1 / fpr), a little more for blocked filters at low rates:
+ * 1.89 times one filter of the whole column for 32 shards at 1 %, 2.09
+ * for 64 (docs/PERFORMANCE.md).
  */
 void
 bf_dist_shard_sizing(Oid relid, int64 *capacity, double *fpr)
