@@ -47,7 +47,7 @@ REGRESS_WINDOW = window growing
 REGRESS_INDEX = index index_security index_batch index_plan index_changes index_growing
 
 REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign \
-	tracked_changes
+	tracked_changes track_drift
 
 REGRESS_DOCS =
 

@@ -231,9 +231,30 @@ CREATE FUNCTION bf_index_size(index regclass) RETURNS bigint
 COMMENT ON FUNCTION bf_index_size(regclass) IS
 	'the size in bytes of a bloomfilter index (of a Citus table: of its shards'' indexes)';
 
+-- The rate of a filter of nbits and nhashes holding keys distinct keys
+-- (docs/FORMAT.md 6.2): what a filter rebuilt for a table's rows would
+-- give.  IMMUTABLE: a formula.
+CREATE FUNCTION bf_expected_fpr(nbits bigint, nhashes int, keys float8) RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_expected_fpr(bigint, int, float8) IS
+	'the false-positive rate of a filter of nbits bits and nhashes hashes holding keys distinct keys';
+
+-- The live rows of a table and its partitions by the cumulative
+-- statistics (NULL for a table of Citus's, whose rows are elsewhere).
+-- STABLE: the statistics a transaction sees are its snapshot of them.
+CREATE FUNCTION bf_live_rows(tbl regclass) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION bf_live_rows(regclass) IS
+	'the live rows of a table and its partitions (n_live_tup); NULL for a table of Citus''s';
+
 -- bf_tracked: the bytes of an index-tracked column of a table of Citus's
--- are its shards' (the coordinator's index is an empty shell); the rest is
--- as in 1.1, bf_index_info answering for such a table from its shards.
+-- are its shards' (the coordinator's index is an empty shell), and three
+-- new columns say how far the filter has drifted from the table: its live
+-- rows, the rate a filter rebuilt at the tracked size would have for them,
+-- and whether a rebuild is due (the rate is over twice the target, and a
+-- rebuild would bring it back: the excess is keys that are gone, not keys
+-- past the capacity).  The rest is as in 1.1, bf_index_info answering for
+-- a table of Citus's from its shards.
 CREATE OR REPLACE VIEW bf_tracked WITH (security_barrier) AS
 	SELECT r.tbl, r.col, r.method, r.capacity, r.fpr AS target_fpr,
 		   COALESCE(s.estimated_cardinality, i.estimated_cardinality) AS estimated_cardinality,
@@ -246,8 +267,16 @@ CREATE OR REPLACE VIEW bf_tracked WITH (security_barrier) AS
 		   CASE WHEN r.method = 'index' THEN NULL
 				ELSE r.deleted_since_rebuild END AS deleted_since_rebuild,
 		   r.stale IS NOT NULL AS stale,
-		   r.stale AS stale_reason
+		   r.stale AS stale_reason,
+		   d.live_rows,
+		   d.rebuilt_fpr,
+		   COALESCE(s.estimated_fpr, i.estimated_fpr) > 2 * r.fpr AND d.rebuilt_fpr <= r.fpr
+			 AS rebuild_due
 	FROM bf_registry r
+		 CROSS JOIN LATERAL (
+			SELECT l.rows AS live_rows,
+				   bf_expected_fpr(e.nbits, e.nhashes, l.rows) AS rebuilt_fpr
+			FROM bf_live_rows(r.tbl) l(rows), bf_estimate(r.capacity, r.fpr) e) d
 		 LEFT JOIN LATERAL bf_track_stats(r.filter) s ON r.method = 'trigger'
 		 LEFT JOIN LATERAL (
 			SELECT pg_catalog.sum(x.estimated_cardinality) AS estimated_cardinality,

@@ -2,16 +2,47 @@
  *
  * bf_track_view.c
  *	  The helpers of the bf_tracked view: the index that serves a column,
- *	  and a tracked filter's estimates (the core's, as bf_info's).
+ *	  a tracked filter's estimates (the core's, as bf_info's), and the rows
+ *	  a table holds now, which a rebuilt filter would hold.
  *
  *-------------------------------------------------------------------------
  */
 #include "bf_track.h"
 
+#include "bf_relcheck.h"
+
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "funcapi.h"
+#include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
+
+/*
+ * bf_live_rows(tbl): the live rows of a table (of its partitions) by the
+ * cumulative statistics (n_live_tup), which follow every committed insert
+ * and delete; NULL for a table whose rows live elsewhere (a table of
+ * Citus's: its shards on other nodes).  The statistics are no secret
+ * (pg_stat_all_tables).
+ */
+PG_FUNCTION_INFO_V1(bf_live_rows);
+Datum
+bf_live_rows(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	List	   *rels;
+	ListCell   *lc;
+	int64		rows = 0;
+
+	if (get_rel_relkind(relid) == '\0' || bf_citus_table(relid))
+		PG_RETURN_NULL();
+	rels = find_all_inheritors(relid, NoLock, NULL);
+	foreach(lc, rels)
+		if (RELKIND_HAS_STORAGE(get_rel_relkind(lfirst_oid(lc))))
+			rows += DatumGetInt64(DirectFunctionCall1(pg_stat_get_live_tuples,
+													  ObjectIdGetDatum(lfirst_oid(lc))));
+	PG_RETURN_INT64(rows);
+}
 
 /*
  * bf_track_index(tbl, col): the usable bloomfilter index on the column

@@ -295,6 +295,36 @@ bf_estimate(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
+/*
+ * Keys per block past which a block is all but full: the rate is 1 to
+ * within 1e-9 for every k, and the model's sum would only cost time.
+ */
+#define BF_MODEL_MAX_KEYS_PER_BLOCK 4096.0
+
+/*
+ * bf_expected_fpr(nbits, nhashes, keys): the rate of a filter of that size
+ * holding that many distinct keys (docs/FORMAT.md section 6.2), e.g. of
+ * one rebuilt for the keys a table holds now.
+ */
+PG_FUNCTION_INFO_V1(bf_expected_fpr);
+Datum
+bf_expected_fpr(PG_FUNCTION_ARGS)
+{
+	int32		nhashes = PG_GETARG_INT32(1);
+	uint64		nblocks = bf_blocks_or_error(PG_GETARG_INT64(0), nhashes);
+	double		keys = PG_GETARG_FLOAT8(2);
+	double		lambda;
+
+	if (!(keys >= 0) || isinf(keys))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("keys must be a finite number of at least 0")));
+	lambda = keys / (double) nblocks;
+	if (lambda > BF_MODEL_MAX_KEYS_PER_BLOCK)
+		PG_RETURN_FLOAT8(1.0);
+	PG_RETURN_FLOAT8(bloom_model_fpr(lambda, nhashes));
+}
+
 PG_FUNCTION_INFO_V1(bf_clear);
 Datum
 bf_clear(PG_FUNCTION_ARGS)
