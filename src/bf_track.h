@@ -15,6 +15,7 @@
  *	  bf_track_ddl.c       the DDL event trigger
  *	  bf_track_sync.c      the sync trigger of method 'trigger'
  *	  bf_track_changes.c   which chunks each write changed; change sets
+ *	  bf_track_worker.c    the opt-in worker that rebuilds drifted filters
  *
  *-------------------------------------------------------------------------
  */
@@ -138,6 +139,9 @@ extern bytea *bf_track_stamps(struct varlena *old, int64 version, Size value_len
 							  const bool *touched);
 extern bytea *bf_track_patch(const struct varlena *f, struct varlena *changes,
 							 int64 version, bool since_null, uint64 since, bool *full);
+
+/* bf_track_worker.c: its settings, and the worker when preloaded */
+extern void bf_track_worker_init(void);
 
 /* bf_track_objects.c */
 extern List *bf_tree_members(Oid relid);

@@ -2,8 +2,9 @@
  *
  * bloomfilter.c
  *	  The library's entry point: the module magic, and _PG_init, which
- *	  registers each area's settings when the library loads.  Nothing
- *	  else calls into this file.
+ *	  registers each area's settings when the library loads (and, when it
+ *	  is preloaded, the rebuild worker).  Nothing else calls into this
+ *	  file.
  *
  *-------------------------------------------------------------------------
  */
@@ -12,6 +13,7 @@
 #include "utils/guc.h"
 
 #include "bf_cache.h"
+#include "bf_track.h"
 
 PG_MODULE_MAGIC;
 
@@ -20,5 +22,6 @@ _PG_init(void)
 {
 	bf_agg_define_gucs();
 	bf_filter_cache_define_gucs();
+	bf_track_worker_init();
 	MarkGUCPrefixReserved("bloomfilter");
 }

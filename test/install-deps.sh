@@ -66,6 +66,14 @@ if [ -n "$missing" ]; then
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
+# pg_cron, for the online rebuild run by a pg_cron job (test/t/005_pg_cron.pl,
+# which skips itself without it): where the archive has it for this server
+if ! dpkg-query -W -f='${Status}' "postgresql-$v-cron" 2>/dev/null | grep -q "ok installed"; then
+	apt_update
+	apt-get install -y -qq --no-install-recommends "postgresql-$v-cron" >/dev/null 2>&1 ||
+		echo "install-deps: no postgresql-$v-cron here, the pg_cron test will skip" >&2
+fi
+
 # the fuzz suite: clang with its fuzzer and sanitizer runtime, which Debian
 # ships as libclang-rt-N-dev for its default clang-N (without them the suite
 # replays the corpus with random mutations under gcc's sanitizers)

@@ -32,7 +32,7 @@ for suite in ${*:-trixie sid}; do
 		# without LLVM bitcode, which only JIT inlining uses (half the build)
 		debroot_run_in "$DEBROOT" "cd /src && bash test/install-deps.sh" BF_NESTED=1 BF_DEPS_MATRIX=1 &&
 			debroot_run_isolated "$DEBROOT" "cd /src && bash test/bitcode_check.sh" &&
-			debroot_run_isolated "$DEBROOT" "cd /src && bash test/run-all.sh unit layout regress dump_restore crash upgrade" \
+			debroot_run_isolated "$DEBROOT" "cd /src && bash test/run-all.sh unit layout regress dump_restore crash upgrade auto_rebuild" \
 				BF_NESTED=1 BF_DEPS_MATRIX=1 BF_MAKE_ARGS=with_llvm=no
 		r=$?
 	else

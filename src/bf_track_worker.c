@@ -1,0 +1,221 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_track_worker.c
+ *	  The opt-in background worker that rebuilds drifted tracked filters
+ *	  online: every index-tracked column that bf_tracked shows as due for a
+ *	  rebuild (its rate over twice the target because of keys that are
+ *	  gone) gets a REINDEX INDEX CONCURRENTLY of its bloomfilter index.
+ *
+ * Started only when the library is in shared_preload_libraries, and idle
+ * unless bloomfilter.auto_rebuild is on.  It connects to one database
+ * (bloomfilter.auto_rebuild_database; the settings are reloadable, since a
+ * library loaded later cannot define postmaster-only ones), and every
+ * bloomfilter.auto_rebuild_naptime seconds reads bf_tracked there as the
+ * bootstrap superuser.  REINDEX CONCURRENTLY commits as it goes, so it runs
+ * at the top level of a transaction of the worker's own, as a client's
+ * command would (no function may run it).  A filter tracked by the trigger
+ * method has no online rebuild: it is left alone.  A failed rebuild is
+ * logged, its invalid index dropped by REINDEX's own cleanup the next time,
+ * and the worker goes on.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bf_track.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "commands/defrem.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+static bool auto_rebuild = false;
+static int	auto_rebuild_naptime = 60;
+static char *auto_rebuild_database = NULL;
+
+PGDLLEXPORT void bf_track_worker_main(Datum arg);
+
+/*
+ * The settings, defined whenever the library loads (so that they are known
+ * in postgresql.conf), and the worker, registered when it is preloaded.
+ */
+void
+bf_track_worker_init(void)
+{
+	BackgroundWorker worker;
+
+	DefineCustomBoolVariable("bloomfilter.auto_rebuild",
+							 "Rebuilds online the bloomfilter indexes of tracked columns that are due for a rebuild.",
+							 "Needs bloomfilter in shared_preload_libraries; see bf_tracked.rebuild_due.",
+							 &auto_rebuild, false, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("bloomfilter.auto_rebuild_naptime",
+							"Seconds between two looks of the rebuild worker at bf_tracked.",
+							NULL, &auto_rebuild_naptime, 60, 1, 86400, PGC_SIGHUP,
+							GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomStringVariable("bloomfilter.auto_rebuild_database",
+							   "The database whose tracked columns the rebuild worker looks after.",
+							   "On a change, the worker restarts connected to the new one.",
+							   &auto_rebuild_database, "postgres", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = 10;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "bloomfilter");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "bf_track_worker_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "bloomfilter rebuild worker");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "bloomfilter rebuild worker");
+	RegisterBackgroundWorker(&worker);
+}
+
+/*
+ * The indexes of the index-tracked columns due for a rebuild, as
+ * "schema.name" strings in mcxt: none when the extension is not installed
+ * in this database.
+ */
+static List *
+due_indexes(MemoryContext mcxt)
+{
+	List	   *result = NIL;
+	char	   *nsp = NULL;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute("SELECT pg_catalog.quote_ident(n.nspname) "
+					"FROM pg_catalog.pg_extension e, pg_catalog.pg_namespace n "
+					"WHERE e.extname OPERATOR(pg_catalog.=) 'bloomfilter' "
+					"AND n.oid OPERATOR(pg_catalog.=) e.extnamespace", true, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+		nsp = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	if (nsp != NULL)
+	{
+		pgstat_report_activity(STATE_RUNNING, "bloomfilter: looking for drifted filters");
+		if (SPI_execute(psprintf("SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' "
+								 "OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname), "
+								 "t.estimated_fpr, t.target_fpr "
+								 "FROM %s.bf_tracked t, pg_catalog.pg_class c, pg_catalog.pg_namespace n "
+								 "WHERE t.method OPERATOR(pg_catalog.=) 'index' AND t.rebuild_due "
+								 "AND NOT t.stale "
+								 "AND c.oid OPERATOR(pg_catalog.=) %s.bf_track_index(t.tbl, t.col) "
+								 "AND n.oid OPERATOR(pg_catalog.=) c.relnamespace",
+								 nsp, nsp), true, 0) == SPI_OK_SELECT)
+		{
+			for (uint64 i = 0; i < SPI_processed; i++)
+			{
+				MemoryContext old = MemoryContextSwitchTo(mcxt);
+
+				result = lappend(result, SPI_getvalue(SPI_tuptable->vals[i],
+													  SPI_tuptable->tupdesc, 1));
+				MemoryContextSwitchTo(old);
+				ereport(LOG,
+						(errmsg("bloomfilter: rebuilding index %s online",
+								SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1)),
+						 errdetail("Its estimated false-positive rate is %s against a target of %s, from keys that are no longer in the table.",
+								   SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2),
+								   SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3))));
+			}
+		}
+	}
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return result;
+}
+
+/* REINDEX INDEX CONCURRENTLY name, at the top level; false if it failed */
+static bool
+reindex_concurrently(const char *name)
+{
+	MemoryContext mcxt = CurrentMemoryContext;
+	bool		ok = true;
+
+	pgstat_report_activity(STATE_RUNNING, psprintf("REINDEX INDEX CONCURRENTLY %s", name));
+	StartTransactionCommand();
+	PG_TRY();
+	{
+		ReindexStmt *stmt = makeNode(ReindexStmt);
+
+		stmt->kind = REINDEX_OBJECT_INDEX;
+		stmt->relation = makeRangeVarFromNameList(bf_qualified_name_list(name));
+		stmt->params = list_make1(makeDefElem("concurrently", NULL, -1));
+
+		/*
+		 * As for a client's command: a snapshot set, which the concurrent
+		 * rebuild pops before its first commit (and does not set again)
+		 */
+		PushActiveSnapshot(GetTransactionSnapshot());
+		ExecReindex(NULL, stmt, true);
+		if (ActiveSnapshotSet())
+			PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		/* log it and go on, as autovacuum does */
+		MemoryContextSwitchTo(mcxt);
+		EmitErrorReport();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		ok = false;
+	}
+	PG_END_TRY();
+	return ok;
+}
+
+void
+bf_track_worker_main(Datum arg)
+{
+	MemoryContext loop_cxt;
+	char	   *connected_to;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(auto_rebuild_database, NULL, 0);
+	connected_to = MemoryContextStrdup(TopMemoryContext, auto_rebuild_database);
+	loop_cxt = AllocSetContextCreate(TopMemoryContext, "bloomfilter rebuild worker",
+									 ALLOCSET_DEFAULT_SIZES);
+	for (;;)
+	{
+		ListCell   *lc;
+		List	   *due;
+
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 auto_rebuild_naptime * 1000L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+			/* another database: start again there (bgw_restart_time) */
+			if (strcmp(auto_rebuild_database, connected_to) != 0)
+				proc_exit(1);
+		}
+		if (!auto_rebuild)
+			continue;
+		MemoryContextReset(loop_cxt);
+		due = due_indexes(loop_cxt);
+		foreach(lc, due)
+		{
+			CHECK_FOR_INTERRUPTS();
+			(void) reindex_concurrently((const char *) lfirst(lc));
+		}
+		pgstat_report_activity(STATE_IDLE, NULL);
+	}
+}

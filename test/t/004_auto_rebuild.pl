@@ -1,0 +1,85 @@
+# The opt-in rebuild worker (bloomfilter in shared_preload_libraries,
+# bloomfilter.auto_rebuild = on): an index-tracked column whose filter has
+# drifted (keys deleted and replaced) is rebuilt online by REINDEX INDEX
+# CONCURRENTLY, while another is left alone: one that is not due, and one
+# tracked by the trigger method (no online rebuild).  Every key is found
+# before and after.  With auto_rebuild off the worker does nothing.
+use strict;
+use warnings FATAL => 'all';
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('main');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', q{
+shared_preload_libraries = 'bloomfilter'
+bloomfilter.auto_rebuild = off
+bloomfilter.auto_rebuild_naptime = 1
+});
+$node->start;
+
+is( $node->safe_psql(
+		'postgres',
+		"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'bloomfilter rebuild worker'"),
+	'1',
+	'the worker runs');
+
+$node->safe_psql(
+	'postgres', q{
+SET client_min_messages = warning;
+CREATE EXTENSION bloomfilter;
+CREATE TABLE drifted (k int);
+INSERT INTO drifted SELECT g FROM generate_series(1, 10000) g;
+SELECT bf_track('drifted', 'k', 10000, 0.01);
+CREATE TABLE steady (k int);
+INSERT INTO steady SELECT g FROM generate_series(1, 10000) g;
+SELECT bf_track('steady', 'k', 10000, 0.01);
+CREATE TABLE by_trigger (k int);
+INSERT INTO by_trigger SELECT g FROM generate_series(1, 10000) g;
+SELECT bf_track('by_trigger', 'k', 10000, 0.01, method => 'trigger');
+DELETE FROM drifted WHERE k > 1000;
+INSERT INTO drifted SELECT g FROM generate_series(100001, 109000) g;
+DELETE FROM by_trigger WHERE k > 1000;
+INSERT INTO by_trigger SELECT g FROM generate_series(100001, 109000) g;
+SELECT pg_stat_force_next_flush();
+});
+
+my $due = q{SELECT string_agg(tbl::text, ',' ORDER BY tbl::text) FROM bf_tracked WHERE rebuild_due};
+is($node->safe_psql('postgres', $due), 'by_trigger,drifted', 'two filters drifted');
+my $relfile = q{SELECT pg_relation_filenode(bf_track_index('drifted', 'k'))};
+my $before = $node->safe_psql('postgres', $relfile);
+sleep 3;
+is($node->safe_psql('postgres', $relfile), $before, 'auto_rebuild off: nothing rebuilt');
+
+$node->append_conf('postgresql.conf', 'bloomfilter.auto_rebuild = on');
+$node->reload;
+my $rebuilt = $node->poll_query_until('postgres',
+	"SELECT NOT rebuild_due FROM bf_tracked WHERE tbl = 'drifted'::regclass");
+ok($rebuilt, 'auto_rebuild on: the drifted filter is rebuilt');
+isnt($node->safe_psql('postgres', $relfile), $before, 'by a new index');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT estimated_fpr < 0.02 FROM bf_tracked WHERE tbl = 'drifted'::regclass"),
+	't',
+	'its rate is back near the target');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT count(*) FROM drifted WHERE NOT bf_might_contain('drifted', 'k', k)"),
+	'0',
+	'every key of the rebuilt filter found');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT count(*) FROM pg_index WHERE indrelid = 'drifted'::regclass AND indisvalid"),
+	'1',
+	'one valid index left');
+is($node->safe_psql('postgres', $due), 'by_trigger',
+	'a filter tracked by the trigger method is left alone');
+ok( $node->log_contains(qr/bloomfilter: rebuilding index public\.drifted_k_bf online/),
+	'the worker says what it rebuilt');
+ok(!$node->log_contains(qr/rebuilding index public\.steady/), 'a filter not due is left alone');
+
+$node->stop;
+done_testing();
