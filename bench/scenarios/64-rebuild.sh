@@ -73,4 +73,5 @@ missed="$(q "SELECT count(*) FROM rbx WHERE k % 97 = 1 AND NOT bf_might_contain(
 rate="$(awk -v a="$fp" -v n="$N" 'BEGIN { printf "%.5f", a / n }')"
 row "half of the keys deleted, rebuilt online: fpr / target" "$(ratio "$rate" 0.01)" "<= 1.1" \
 	"$fp of $(fmt_int "$N") absent keys ($rate; $fp_before before the rebuild, when the filter held the deleted keys too); $missed keys missed"
+q "SELECT bf_untrack('rbx', 'k'); DROP TABLE rbx" >/dev/null
 rm -rf "$work"
