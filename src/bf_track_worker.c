@@ -15,8 +15,8 @@
  * at the top level of a transaction of the worker's own, as a client's
  * command would (no function may run it).  A filter tracked by the trigger
  * method has no online rebuild: it is left alone.  A failed rebuild is
- * logged, its invalid index dropped by REINDEX's own cleanup the next time,
- * and the worker goes on.
+ * logged and the worker goes on; the invalid index such a rebuild leaves
+ * behind (also after a crash) is dropped at the next look.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,6 +33,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lmgr.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -82,9 +83,57 @@ bf_track_worker_init(void)
 }
 
 /*
+ * Drops the invalid bloomfilter indexes that a concurrent rebuild left
+ * behind when it failed or the server crashed (PostgreSQL leaves its new
+ * index, "..._ccnew", invalid; lookups skip it, but every insert still
+ * updates it).  A rebuild in progress holds a lock on its table that
+ * conflicts with ours for its whole length: a table we cannot lock at once
+ * is left for the next look.
+ */
+static void
+drop_leftovers(const char *nsp)
+{
+	List	   *names = NIL;
+	ListCell   *lc;
+
+	if (SPI_execute(psprintf("SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' "
+							 "OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname), i.indrelid "
+							 "FROM pg_catalog.pg_index i, pg_catalog.pg_class c, pg_catalog.pg_namespace n, "
+							 "pg_catalog.pg_am a "
+							 "WHERE NOT i.indisvalid AND c.oid OPERATOR(pg_catalog.=) i.indexrelid "
+							 "AND n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+							 "AND a.oid OPERATOR(pg_catalog.=) c.relam "
+							 "AND a.amname OPERATOR(pg_catalog.=) 'bloomfilter' "
+							 "AND c.relname OPERATOR(pg_catalog.~) '_ccnew[0-9]*$' "
+							 "AND EXISTS (SELECT FROM %s.bf_registry r "
+							 "WHERE r.tbl OPERATOR(pg_catalog.=) i.indrelid)", nsp),
+					true, 0) != SPI_OK_SELECT)
+		return;
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Oid			table = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+														   SPI_tuptable->tupdesc, 2, &isnull));
+
+		/* held until commit; a rebuild in progress holds a conflicting one */
+		if (ConditionalLockRelationOid(table, ShareUpdateExclusiveLock))
+			names = lappend(names, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
+	}
+	foreach(lc, names)
+	{
+		ereport(LOG,
+				(errmsg("bloomfilter: dropping index %s, left invalid by a concurrent rebuild that did not finish",
+						(char *) lfirst(lc))));
+		if (SPI_execute(psprintf("DROP INDEX %s", (char *) lfirst(lc)), false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "could not drop index %s", (char *) lfirst(lc));
+	}
+}
+
+/*
  * The indexes of the index-tracked columns due for a rebuild, as
  * "schema.name" strings in mcxt: none when the extension is not installed
- * in this database.
+ * in this database.  First drops the leftovers of rebuilds that did not
+ * finish.
  */
 static List *
 due_indexes(MemoryContext mcxt)
@@ -105,6 +154,7 @@ due_indexes(MemoryContext mcxt)
 	if (nsp != NULL)
 	{
 		pgstat_report_activity(STATE_RUNNING, "bloomfilter: looking for drifted filters");
+		drop_leftovers(nsp);
 		if (SPI_execute(psprintf("SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' "
 								 "OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname), "
 								 "t.estimated_fpr, t.target_fpr "

@@ -3,13 +3,16 @@
 # drifted (keys deleted and replaced) is rebuilt online by REINDEX INDEX
 # CONCURRENTLY, while another is left alone: one that is not due, and one
 # tracked by the trigger method (no online rebuild).  Every key is found
-# before and after.  With auto_rebuild off the worker does nothing.
+# before and after.  With auto_rebuild off the worker does nothing.  A
+# crash in the middle of an online rebuild leaves a filter that answers,
+# and the worker drops the invalid index the rebuild left behind.
 use strict;
 use warnings FATAL => 'all';
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use IPC::Run;
 
 my $node = PostgreSQL::Test::Cluster->new('main');
 $node->init;
@@ -80,6 +83,50 @@ is($node->safe_psql('postgres', $due), 'by_trigger',
 ok( $node->log_contains(qr/bloomfilter: rebuilding index public\.drifted_k_bf online/),
 	'the worker says what it rebuilt');
 ok(!$node->log_contains(qr/rebuilding index public\.steady/), 'a filter not due is left alone');
+
+# a crash in the middle of an online rebuild: it waits for a writer (its
+# new index made, invalid), the server is killed; after recovery the
+# filter still answers, and the worker drops the invalid leftover
+my @psql = ('psql', '-X', '-q', '-At', '-d', $node->connstr('postgres'));
+my $tmp = PostgreSQL::Test::Utils::tempdir;
+my $writer = IPC::Run::start([ @psql, '-c', 'BEGIN', '-c', 'INSERT INTO drifted VALUES (-1)',
+		'-c', 'SELECT pg_sleep(600)' ],
+	'>', "$tmp/writer.out", '2>', "$tmp/writer.err");
+$node->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'");
+my $rebuild = IPC::Run::start([ @psql, '-c', 'REINDEX INDEX CONCURRENTLY drifted_k_bf' ],
+	'>', "$tmp/rebuild.out", '2>', "$tmp/rebuild.err");
+ok( $node->poll_query_until(
+		'postgres',
+		"SELECT count(*) > 0 FROM pg_class WHERE relname LIKE 'drifted_k_bf_ccnew%'"),
+	'an online rebuild under way');
+# the whole server at once: the postmaster and every backend
+my ($pmpid) = split /\n/, slurp_file($node->data_dir . '/postmaster.pid');
+my @children = grep { (slurp_file("/proc/$_/stat") // '') =~ /.*\)\s+\S+\s+$pmpid\s/s }
+  grep { /^\d+$/ && -r "/proc/$_/stat" } do { opendir(my $d, '/proc'); readdir $d };
+$node->kill9;
+kill 'KILL', @children;
+$writer->kill_kill;
+$rebuild->kill_kill;
+for (1 .. 100)
+{
+	last unless grep { -e "/proc/$_" } @children;
+	select(undef, undef, undef, 0.1);
+}
+$node->start;
+is( $node->safe_psql(
+		'postgres',
+		"SELECT count(*) FROM drifted WHERE NOT bf_might_contain('drifted', 'k', k)"),
+	'0',
+	'after the crash: every key found');
+ok( $node->poll_query_until(
+		'postgres',
+		"SELECT count(*) = 1 FROM pg_index WHERE indrelid = 'drifted'::regclass"),
+	'the invalid leftover is dropped');
+ok( $node->log_contains(qr/bloomfilter: dropping index public\.drifted_k_bf_ccnew/),
+	'the worker says so');
+is($node->safe_psql('postgres', "SELECT count(*) FROM bf_tracked WHERE tbl = 'drifted'::regclass"),
+	'1', 'still tracked');
 
 $node->stop;
 done_testing();
