@@ -58,7 +58,7 @@ REGRESS_OPTS = --inputdir=test
 
 ISOLATION_INDEX = index_concurrency index_invalid index_growth index_rebuild
 
-ISOLATION_TRACK = track_concurrency
+ISOLATION_TRACK = track_concurrency track_rebuild
 
 ISOLATION = $(ISOLATION_INDEX) $(ISOLATION_TRACK)
 # specs in test/specs, expected outputs in test/expected; results and

@@ -295,3 +295,15 @@ CREATE OR REPLACE VIEW bf_tracked WITH (security_barrier) AS
 	  AND pg_catalog.has_column_privilege(r.tbl, r.col, 'SELECT');
 
 -- (end of tracked filters)
+
+-- bf_rebuild learns concurrently: for the trigger method, writers wait only
+-- for the final swap (the writes made during the read are taken from the
+-- live filter's changed chunks).  Not STRICT: NULL capacity / fpr mean
+-- "choose" / "keep", a NULL concurrently is false.
+DROP FUNCTION bf_rebuild(regclass, name, bigint, float8);
+CREATE FUNCTION bf_rebuild(tbl regclass, col name, capacity bigint DEFAULT NULL,
+						   fpr float8 DEFAULT NULL, concurrently boolean DEFAULT false)
+	RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+COMMENT ON FUNCTION bf_rebuild(regclass, name, bigint, float8, boolean) IS
+	'rebuild the filter of tbl.col from its current rows and swap it in (concurrently: writers wait only for the swap)';

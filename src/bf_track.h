@@ -135,6 +135,8 @@ extern char *bf_qualified_rel(Oid relid);
 
 /* bf_track_changes.c: a tracked filter's changes, per chunk of its value */
 extern bool *bf_track_touched(Size value_len);
+extern bool bf_track_changed_since(struct varlena *changes, int64 version,
+								   Size value_len, int64 since, bool *changed);
 extern bytea *bf_track_stamps(struct varlena *old, int64 version, Size value_len,
 							  const bool *touched);
 extern bytea *bf_track_patch(const struct varlena *f, struct varlena *changes,

@@ -640,6 +640,138 @@ rebuild_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 				4, types, values, SPI_OK_UPDATE);
 }
 
+/*
+ * method 'trigger', concurrently: the table is read into a filter of the
+ * live one's size while writers go on; then, under the registry row's lock
+ * (which every writer's sync trigger takes), the chunks written since the
+ * read began (bf_track_changes.c's stamps say which) are ORed in from the
+ * live filter, and the new filter replaces it.  Writers wait only for that
+ * swap, lookups never.  A key written during the read is either in the
+ * rows the read saw or in a chunk stamped after it began; bits of keys
+ * deleted since the last rebuild stay only in those chunks.
+ */
+static void
+rebuild_filter_concurrently(BfSpiContext *cx, RegRow *before, Oid relid,
+							Datum colname, AttrNumber attnum)
+{
+	bool		only = get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE;
+	BfFilter	f;
+	BfFilter	live;
+	RegRow		r;
+	Size		len;
+	bool	   *changed;
+	uint8	   *dst;
+	const uint8 *src;
+	uint64		ones;
+	Oid			types[2] = {INT8OID, InvalidOid};
+	Datum		values[2];
+
+	if (before->filter_raw == NULL || !before->has_version)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the filter of column \"%s\" cannot be rebuilt concurrently",
+						NameStr(before->col)),
+				 errdetail("It has no filter to catch up from, or no version to tell what changed."),
+				 errhint("Call bf_rebuild without concurrently.")));
+	live = bf_detoast_copy(PointerGetDatum(before->filter_raw));
+	if (live.hdr.family == BF_FAMILY_GROWING)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a growing filter cannot be rebuilt concurrently"),
+				 errdetail("Its layers are sized as the keys came; only a filter of one size can take the writes made during the rebuild."),
+				 errhint("Call bf_rebuild without concurrently.")));
+	f.vl = bf_filter_clear(PointerGetDatum(live.vl));
+	bf_read_header(f.vl, &f.hdr);
+	bf_fill_from_rel(&f, relid, NameStr(*DatumGetName(colname)), only, "bf_rebuild");
+
+	/* the swap: the live filter as it is now, writers kept out from here */
+	lock_registry_row(cx, relid, colname, &r);
+	len = VARSIZE_ANY_EXHDR(f.vl);
+	changed = bf_track_touched(len);
+	if (r.filter_raw != NULL)
+		live = bf_detoast_copy(PointerGetDatum(r.filter_raw));
+	if (r.filter_raw == NULL || !r.has_version || VARSIZE_ANY_EXHDR(live.vl) != len ||
+		!bf_track_changed_since(r.changes_raw, r.version, len, before->version, changed))
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("the filter of column \"%s\" was replaced during its concurrent rebuild",
+						NameStr(r.col)),
+				 errdetail("A TRUNCATE, another rebuild or a schema change replaced it, so the writes made meanwhile cannot be told apart."),
+				 errhint("Call bf_rebuild again.")));
+	dst = (uint8 *) VARDATA_ANY(f.vl);
+	src = (const uint8 *) VARDATA_ANY(live.vl);
+	for (Size c = 0; c * BF_CHANGE_CHUNK < len; c++)
+	{
+		/* the bits only: the header is the new filter's */
+		Size		from = Max(c * BF_CHANGE_CHUNK, (Size) BLOOM_HEADER_SIZE);
+		Size		to = Min((c + 1) * BF_CHANGE_CHUNK, len);
+
+		CHECK_FOR_INTERRUPTS();
+		if (changed[c])
+			for (Size i = from; i < to; i++)
+				dst[i] |= src[i];
+	}
+	ones = bloom_popcount(BF_BITS(f.vl), f.hdr.nblocks * BLOOM_BLOCK_BYTES);
+	f.hdr.inserted = bloom_estimate_inserted(ones, f.hdr.nblocks, f.hdr.nhashes);
+	bloom_header_write(BF_PAYLOAD(f.vl), &f.hdr);
+
+	types[1] = cx->ext->bftype;
+	values[0] = Int64GetDatum(r.id);
+	values[1] = PointerGetDatum(f.vl);
+	bf_spi_exec(psprintf("UPDATE %s SET filter = $2, deleted_since_rebuild = 0%s%s WHERE id = $1",
+						 cx->ext->registry,
+						 cx->ext->att_stale ? ", stale = NULL" : "",
+						 bf_registry_new_value_sql(cx->ext)),
+				2, types, values, SPI_OK_UPDATE);
+	record_attnum(cx, r.id, relid, attnum);
+}
+
+/*
+ * bf_rebuild(tbl, col, capacity, fpr, concurrently): concurrently, for the
+ * trigger method, writers are kept out only for the swap (above); an index
+ * cannot be rebuilt concurrently from a function (REINDEX CONCURRENTLY is a
+ * top-level command), so the caller is told the command to run.
+ */
+static void
+rebuild_concurrently(FunctionCallInfo fcinfo, Oid relid, Datum colname)
+{
+	BfSpiContext cx;
+	RegRow		r;
+	AttrNumber	attnum;
+
+	/* against DDL, TRUNCATE and another rebuild; not against writers */
+	lock_tree(relid, ShareUpdateExclusiveLock);
+	bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
+	if (!bf_registry_fetch(cx.ext, 0, relid, NameStr(*DatumGetName(colname)), true, &r))
+		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
+	if (r.use_index)
+	{
+		Oid			idx = bf_find_bloom_index(relid, user_column(relid, NameStr(r.col)), NULL);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("bf_rebuild cannot rebuild an index concurrently"),
+				 errdetail("REINDEX CONCURRENTLY runs only as a command of its own, not from a function."),
+				 OidIsValid(idx) ?
+				 errhint("Run REINDEX INDEX CONCURRENTLY %s.", bf_qualified_rel(idx)) :
+				 errhint("Call bf_rebuild without concurrently to make the index anew.")));
+	}
+	if ((!PG_ARGISNULL(2) && PG_GETARG_INT64(2) != r.capacity) ||
+		(!PG_ARGISNULL(3) && PG_GETARG_FLOAT8(3) != r.fpr))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a concurrent rebuild keeps the filter's size"),
+				 errdetail("The writes made during the rebuild are taken from the live filter, which must be of the same size."),
+				 errhint("Call bf_rebuild without concurrently to resize the filter.")));
+	bf_check_local_rows(relid, "bf_rebuild");
+	bf_check_no_children(relid, "bf_rebuild");
+	attnum = user_column(relid, NameStr(r.col));
+	bf_install_missing_triggers(&cx, r.id, relid);
+	rebuild_filter_concurrently(&cx, &r, relid, colname, attnum);
+	bf_registry_changed(cx.ext);
+	bf_spi_end(&cx);
+}
+
 PG_FUNCTION_INFO_V1(bf_rebuild);
 Datum
 bf_rebuild(PG_FUNCTION_ARGS)
@@ -660,6 +792,11 @@ bf_rebuild(PG_FUNCTION_ARGS)
 	colname = NameStr(*PG_GETARG_NAME(1));
 	check_read_committed("bf_rebuild");
 	check_owner(relid);
+	if (PG_NARGS() > 4 && !PG_ARGISNULL(4) && PG_GETARG_BOOL(4))
+	{
+		rebuild_concurrently(fcinfo, relid, PG_GETARG_DATUM(1));
+		PG_RETURN_VOID();
+	}
 
 	/*
 	 * SHARE: writers wait (before their sync trigger could race with the
