@@ -2,9 +2,11 @@
  *
  * bf_track_worker.c
  *	  The opt-in background worker that rebuilds drifted tracked filters
- *	  online: every index-tracked column that bf_tracked shows as due for a
+ *	  online: every tracked column that bf_tracked shows as due for a
  *	  rebuild (its rate over twice the target because of keys that are
- *	  gone) gets a REINDEX INDEX CONCURRENTLY of its bloomfilter index.
+ *	  gone) gets a REINDEX INDEX CONCURRENTLY of its bloomfilter index, or
+ *	  for the trigger method bf_rebuild(..., concurrently => true), run as
+ *	  the table's owner.
  *
  * Started only when the library is in shared_preload_libraries, and idle
  * unless bloomfilter.auto_rebuild is on.  It connects to one database
@@ -13,10 +15,10 @@
  * bloomfilter.auto_rebuild_naptime seconds reads bf_tracked there as the
  * bootstrap superuser.  REINDEX CONCURRENTLY commits as it goes, so it runs
  * at the top level of a transaction of the worker's own, as a client's
- * command would (no function may run it).  A filter tracked by the trigger
- * method has no online rebuild: it is left alone.  A failed rebuild is
- * logged and the worker goes on; the invalid index such a rebuild leaves
- * behind (also after a crash) is dropped at the next look.
+ * command would (no function may run it).  A growing filter tracked by the
+ * trigger method has no online rebuild: it is left alone.  A failed
+ * rebuild is logged and the worker goes on; the invalid index such a
+ * rebuild leaves behind (also after a crash) is dropped at the next look.
  *
  *-------------------------------------------------------------------------
  */
@@ -129,18 +131,29 @@ drop_leftovers(const char *nsp)
 	}
 }
 
+/* a tracked column due for a rebuild */
+typedef struct DueColumn
+{
+	bool		use_index;
+	char	   *index;			/* method 'index': the index, "schema.name" */
+	Oid			tbl;			/* method 'trigger': the table, its owner and */
+	Oid			owner;
+	char	   *col;			/* column */
+} DueColumn;
+
 /*
- * The indexes of the index-tracked columns due for a rebuild, as
- * "schema.name" strings in mcxt: none when the extension is not installed
- * in this database.  First drops the leftovers of rebuilds that did not
- * finish.
+ * The tracked columns due for a rebuild that can be rebuilt online (an
+ * index, or a trigger-tracked filter that does not grow), in mcxt; none
+ * when the extension is not installed in this database.  First drops the
+ * leftovers of rebuilds that did not finish.  *nsp is the extension's
+ * schema, quoted, in mcxt.
  */
 static List *
-due_indexes(MemoryContext mcxt)
+due_columns(MemoryContext mcxt, char **nsp)
 {
 	List	   *result = NIL;
-	char	   *nsp = NULL;
 
+	*nsp = NULL;
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -150,34 +163,53 @@ due_indexes(MemoryContext mcxt)
 					"WHERE e.extname OPERATOR(pg_catalog.=) 'bloomfilter' "
 					"AND n.oid OPERATOR(pg_catalog.=) e.extnamespace", true, 1) == SPI_OK_SELECT &&
 		SPI_processed == 1)
-		nsp = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	if (nsp != NULL)
+		*nsp = MemoryContextStrdup(mcxt, SPI_getvalue(SPI_tuptable->vals[0],
+													  SPI_tuptable->tupdesc, 1));
+	if (*nsp != NULL)
 	{
 		pgstat_report_activity(STATE_RUNNING, "bloomfilter: looking for drifted filters");
-		drop_leftovers(nsp);
-		if (SPI_execute(psprintf("SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' "
-								 "OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname), "
-								 "t.estimated_fpr, t.target_fpr "
-								 "FROM %s.bf_tracked t, pg_catalog.pg_class c, pg_catalog.pg_namespace n "
-								 "WHERE t.method OPERATOR(pg_catalog.=) 'index' AND t.rebuild_due "
-								 "AND NOT t.stale "
-								 "AND c.oid OPERATOR(pg_catalog.=) %s.bf_track_index(t.tbl, t.col) "
-								 "AND n.oid OPERATOR(pg_catalog.=) c.relnamespace",
-								 nsp, nsp), true, 0) == SPI_OK_SELECT)
+		drop_leftovers(*nsp);
+		if (SPI_execute(psprintf("SELECT t.method OPERATOR(pg_catalog.=) 'index', "
+								 "(SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' "
+								 "OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname) "
+								 "FROM pg_catalog.pg_class c, pg_catalog.pg_namespace n "
+								 "WHERE c.oid OPERATOR(pg_catalog.=) %s.bf_track_index(t.tbl, t.col) "
+								 "AND n.oid OPERATOR(pg_catalog.=) c.relnamespace), "
+								 "t.tbl::pg_catalog.oid, c.relowner, t.col, t.estimated_fpr, t.target_fpr "
+								 "FROM %s.bf_tracked t JOIN %s.bf_registry r USING (tbl, col), "
+								 "pg_catalog.pg_class c "
+								 "WHERE t.rebuild_due AND NOT t.stale AND c.oid OPERATOR(pg_catalog.=) t.tbl "
+								 "AND (t.method OPERATOR(pg_catalog.=) 'index' OR "
+								 "(SELECT i.layout FROM %s.bf_info(r.filter) i) "
+								 "OPERATOR(pg_catalog.<>) 'growing')",
+								 *nsp, *nsp, *nsp, *nsp), true, 0) == SPI_OK_SELECT)
 		{
 			for (uint64 i = 0; i < SPI_processed; i++)
 			{
+				HeapTuple	tup = SPI_tuptable->vals[i];
+				TupleDesc	desc = SPI_tuptable->tupdesc;
+				bool		isnull;
 				MemoryContext old = MemoryContextSwitchTo(mcxt);
+				DueColumn  *d = palloc0(sizeof(DueColumn));
 
-				result = lappend(result, SPI_getvalue(SPI_tuptable->vals[i],
-													  SPI_tuptable->tupdesc, 1));
+				d->use_index = DatumGetBool(SPI_getbinval(tup, desc, 1, &isnull));
+				d->index = SPI_getvalue(tup, desc, 2);
+				d->tbl = DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull));
+				d->owner = DatumGetObjectId(SPI_getbinval(tup, desc, 4, &isnull));
+				d->col = SPI_getvalue(tup, desc, 5);
+				if (d->use_index && d->index == NULL)
+				{
+					MemoryContextSwitchTo(old);
+					continue;	/* no usable index now */
+				}
+				result = lappend(result, d);	/* in mcxt too */
 				MemoryContextSwitchTo(old);
 				ereport(LOG,
-						(errmsg("bloomfilter: rebuilding index %s online",
-								SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1)),
+						(errmsg("bloomfilter: rebuilding %s online",
+								d->use_index ? psprintf("index %s", d->index) :
+								psprintf("the filter of %s.%s", get_rel_name(d->tbl), d->col)),
 						 errdetail("Its estimated false-positive rate is %s against a target of %s, from keys that are no longer in the table.",
-								   SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2),
-								   SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3))));
+								   SPI_getvalue(tup, desc, 6), SPI_getvalue(tup, desc, 7))));
 			}
 		}
 	}
@@ -185,6 +217,50 @@ due_indexes(MemoryContext mcxt)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	return result;
+}
+
+/*
+ * bf_rebuild(tbl, col, concurrently => true) of a trigger-tracked column,
+ * as the table's owner in a security-restricted operation (as PostgreSQL
+ * builds an index): the column's type may run the owner's code.
+ */
+static void
+rebuild_filter(const char *nsp, DueColumn *d)
+{
+	MemoryContext mcxt = CurrentMemoryContext;
+	Oid			save_userid;
+	int			save_sec_context;
+	Oid			types[2] = {REGCLASSOID, NAMEOID};
+	Datum		values[2];
+	NameData	nd;
+
+	pgstat_report_activity(STATE_RUNNING, "bloomfilter: bf_rebuild concurrently");
+	StartTransactionCommand();
+	PG_TRY();
+	{
+		PushActiveSnapshot(GetTransactionSnapshot());
+		GetUserIdAndSecContext(&save_userid, &save_sec_context);
+		SetUserIdAndSecContext(d->owner, save_sec_context | SECURITY_RESTRICTED_OPERATION);
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		namestrcpy(&nd, d->col);
+		values[0] = ObjectIdGetDatum(d->tbl);
+		values[1] = NameGetDatum(&nd);
+		(void) SPI_execute_with_args(psprintf("SELECT %s.bf_rebuild($1, $2, concurrently => true)", nsp),
+									 2, types, values, NULL, false, 0);
+		SPI_finish();
+		SetUserIdAndSecContext(save_userid, save_sec_context);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(mcxt);
+		EmitErrorReport();
+		FlushErrorState();
+		AbortCurrentTransaction();
+	}
+	PG_END_TRY();
 }
 
 /* REINDEX INDEX CONCURRENTLY name, at the top level; false if it failed */
@@ -244,6 +320,7 @@ bf_track_worker_main(Datum arg)
 	{
 		ListCell   *lc;
 		List	   *due;
+		char	   *nsp;
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 auto_rebuild_naptime * 1000L, PG_WAIT_EXTENSION);
@@ -260,11 +337,16 @@ bf_track_worker_main(Datum arg)
 		if (!auto_rebuild)
 			continue;
 		MemoryContextReset(loop_cxt);
-		due = due_indexes(loop_cxt);
+		due = due_columns(loop_cxt, &nsp);
 		foreach(lc, due)
 		{
+			DueColumn  *d = (DueColumn *) lfirst(lc);
+
 			CHECK_FOR_INTERRUPTS();
-			(void) reindex_concurrently((const char *) lfirst(lc));
+			if (d->use_index)
+				(void) reindex_concurrently(d->index);
+			else
+				rebuild_filter(nsp, d);
 		}
 		pgstat_report_activity(STATE_IDLE, NULL);
 	}
