@@ -139,6 +139,7 @@ typedef struct DueColumn
 	Oid			tbl;			/* method 'trigger': the table, its owner and */
 	Oid			owner;
 	char	   *col;			/* column */
+	char	   *nsp;			/* the extension's schema, quoted */
 } DueColumn;
 
 /*
@@ -197,6 +198,7 @@ due_columns(MemoryContext mcxt, char **nsp)
 				d->tbl = DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull));
 				d->owner = DatumGetObjectId(SPI_getbinval(tup, desc, 4, &isnull));
 				d->col = SPI_getvalue(tup, desc, 5);
+				d->nsp = *nsp;
 				if (d->use_index && d->index == NULL)
 				{
 					MemoryContextSwitchTo(old);
@@ -220,37 +222,23 @@ due_columns(MemoryContext mcxt, char **nsp)
 }
 
 /*
- * bf_rebuild(tbl, col, concurrently => true) of a trigger-tracked column,
- * as the table's owner in a security-restricted operation (as PostgreSQL
- * builds an index): the column's type may run the owner's code.
+ * fn(arg) in a transaction of its own with a snapshot set, as a client's
+ * command runs (fn may commit and start transactions itself, as REINDEX
+ * CONCURRENTLY does); an error is logged and the worker goes on, as
+ * autovacuum does
  */
 static void
-rebuild_filter(const char *nsp, DueColumn *d)
+run_command(void (*fn) (void *), void *arg)
 {
 	MemoryContext mcxt = CurrentMemoryContext;
-	Oid			save_userid;
-	int			save_sec_context;
-	Oid			types[2] = {REGCLASSOID, NAMEOID};
-	Datum		values[2];
-	NameData	nd;
 
-	pgstat_report_activity(STATE_RUNNING, "bloomfilter: bf_rebuild concurrently");
 	StartTransactionCommand();
 	PG_TRY();
 	{
 		PushActiveSnapshot(GetTransactionSnapshot());
-		GetUserIdAndSecContext(&save_userid, &save_sec_context);
-		SetUserIdAndSecContext(d->owner, save_sec_context | SECURITY_RESTRICTED_OPERATION);
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		namestrcpy(&nd, d->col);
-		values[0] = ObjectIdGetDatum(d->tbl);
-		values[1] = NameGetDatum(&nd);
-		(void) SPI_execute_with_args(psprintf("SELECT %s.bf_rebuild($1, $2, concurrently => true)", nsp),
-									 2, types, values, NULL, false, 0);
-		SPI_finish();
-		SetUserIdAndSecContext(save_userid, save_sec_context);
-		PopActiveSnapshot();
+		fn(arg);
+		if (ActiveSnapshotSet())
+			PopActiveSnapshot();
 		CommitTransactionCommand();
 	}
 	PG_CATCH();
@@ -263,44 +251,50 @@ rebuild_filter(const char *nsp, DueColumn *d)
 	PG_END_TRY();
 }
 
-/* REINDEX INDEX CONCURRENTLY name, at the top level; false if it failed */
-static bool
-reindex_concurrently(const char *name)
+/*
+ * REINDEX INDEX CONCURRENTLY of d's index, at the top level: the rebuild
+ * pops the snapshot before its first commit (and does not set one again)
+ */
+static void
+reindex_concurrently(void *arg)
 {
-	MemoryContext mcxt = CurrentMemoryContext;
-	bool		ok = true;
+	DueColumn  *d = (DueColumn *) arg;
+	ReindexStmt *stmt = makeNode(ReindexStmt);
 
-	pgstat_report_activity(STATE_RUNNING, psprintf("REINDEX INDEX CONCURRENTLY %s", name));
-	StartTransactionCommand();
-	PG_TRY();
-	{
-		ReindexStmt *stmt = makeNode(ReindexStmt);
+	stmt->kind = REINDEX_OBJECT_INDEX;
+	stmt->relation = makeRangeVarFromNameList(bf_qualified_name_list(d->index));
+	stmt->params = list_make1(makeDefElem("concurrently", NULL, -1));
+	ExecReindex(NULL, stmt, true);
+}
 
-		stmt->kind = REINDEX_OBJECT_INDEX;
-		stmt->relation = makeRangeVarFromNameList(bf_qualified_name_list(name));
-		stmt->params = list_make1(makeDefElem("concurrently", NULL, -1));
+/*
+ * bf_rebuild(tbl, col, concurrently => true) of d's trigger-tracked column,
+ * as the table's owner in a security-restricted operation (as PostgreSQL
+ * builds an index): the column's type may run the owner's code.  An error
+ * restores the user with the transaction.
+ */
+static void
+rebuild_filter(void *arg)
+{
+	DueColumn  *d = (DueColumn *) arg;
+	Oid			save_userid;
+	int			save_sec_context;
+	Oid			types[2] = {REGCLASSOID, NAMEOID};
+	Datum		values[2];
+	NameData	nd;
 
-		/*
-		 * As for a client's command: a snapshot set, which the concurrent
-		 * rebuild pops before its first commit (and does not set again)
-		 */
-		PushActiveSnapshot(GetTransactionSnapshot());
-		ExecReindex(NULL, stmt, true);
-		if (ActiveSnapshotSet())
-			PopActiveSnapshot();
-		CommitTransactionCommand();
-	}
-	PG_CATCH();
-	{
-		/* log it and go on, as autovacuum does */
-		MemoryContextSwitchTo(mcxt);
-		EmitErrorReport();
-		FlushErrorState();
-		AbortCurrentTransaction();
-		ok = false;
-	}
-	PG_END_TRY();
-	return ok;
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(d->owner, save_sec_context | SECURITY_RESTRICTED_OPERATION);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	namestrcpy(&nd, d->col);
+	values[0] = ObjectIdGetDatum(d->tbl);
+	values[1] = NameGetDatum(&nd);
+	(void) SPI_execute_with_args(psprintf("SELECT %s.bf_rebuild($1, $2, concurrently => true)",
+										  d->nsp),
+								 2, types, values, NULL, false, 0);
+	SPI_finish();
+	SetUserIdAndSecContext(save_userid, save_sec_context);
 }
 
 void
@@ -343,10 +337,10 @@ bf_track_worker_main(Datum arg)
 			DueColumn  *d = (DueColumn *) lfirst(lc);
 
 			CHECK_FOR_INTERRUPTS();
-			if (d->use_index)
-				(void) reindex_concurrently(d->index);
-			else
-				rebuild_filter(nsp, d);
+			pgstat_report_activity(STATE_RUNNING, d->use_index ?
+								   psprintf("REINDEX INDEX CONCURRENTLY %s", d->index) :
+								   "bloomfilter: bf_rebuild concurrently");
+			run_command(d->use_index ? reindex_concurrently : rebuild_filter, d);
 		}
 		pgstat_report_activity(STATE_IDLE, NULL);
 	}
