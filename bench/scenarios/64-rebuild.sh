@@ -11,6 +11,9 @@
 #      and inserts that failed (target 0)
 #   3. after deleting half of the keys and an online rebuild: the rate of
 #      absent keys ÷ the target 0.01 (target <= 1.1); keys missed (0)
+#   4. the trigger method (a table of BENCH_REBUILD_TRIGGER_ROWS, 1 000 000):
+#      the slowest single-row insert during bf_rebuild(..., concurrently =>
+#      true) against during a plain bf_rebuild, which keeps writers out
 # Sourced by run-inner.sh with lib.sh loaded (q, row, ratio, log).
 
 PGBENCH="$(pg_config --bindir)/pgbench"
@@ -74,4 +77,34 @@ rate="$(awk -v a="$fp" -v n="$N" 'BEGIN { printf "%.5f", a / n }')"
 row "half of the keys deleted, rebuilt online: fpr / target" "$(ratio "$rate" 0.01)" "<= 1.1" \
 	"$fp of $(fmt_int "$N") absent keys ($rate; $fp_before before the rebuild, when the filter held the deleted keys too); $missed keys missed"
 q "SELECT bf_untrack('rbx', 'k'); DROP TABLE rbx" >/dev/null
+
+# ---- the trigger method: bf_rebuild(..., concurrently => true) ----
+T="${BENCH_REBUILD_TRIGGER_ROWS:-1000000}"
+q "DROP TABLE IF EXISTS rbt;
+CREATE TABLE rbt (k bigint);
+INSERT INTO rbt SELECT g FROM generate_series(1, $T) g;
+SELECT bf_track('rbt', 'k', $T, 0.01, method => 'trigger');
+VACUUM ANALYZE rbt;" >/dev/null
+printf '\\set id random(%s, %s)\nINSERT INTO rbt VALUES (:id);\n' "$((B * 3))" "$((B * 4))" >"$work/tins.sql"
+# writers during a rebuild: the slowest insert (inserts queue on the
+# registry row, as they always do with this method)
+writes_during() { # SQL -> "ms_of_SQL max_insert_ms inserts"
+	local t secs2=$(( $2 / 1000 + 6 ))
+	rm -f "$work"/tload*
+	(cd "$work" && "$PGBENCH" -n -M prepared -c 1 -T "$secs2" -l --log-prefix=tload \
+		-f tins.sql "$BENCH_DB" >/dev/null 2>&1) &
+	local pid=$!
+	sleep 2
+	t="$(wall_ms "$1")"
+	wait "$pid" || true
+	echo "$t $(cat "$work"/tload* | awk '{ if ($3 > m) m = $3; n++ } END { printf "%.1f %d", m / 1000, n }')"
+}
+t_plain="$(wall_ms "SELECT bf_rebuild('rbt', 'k', $T, 0.01)")"
+read -r t_conc max_conc n_conc <<<"$(writes_during "SELECT bf_rebuild('rbt', 'k', concurrently => true)" "$t_plain")"
+read -r t_lock max_lock n_lock <<<"$(writes_during "SELECT bf_rebuild('rbt', 'k', $T, 0.01)" "$t_plain")"
+missed="$(q "SELECT count(*) FROM rbt WHERE k % 97 = 0 AND NOT bf_might_contain('rbt', 'k', k)")"
+row "trigger method, slowest insert during bf_rebuild concurrently / during bf_rebuild ($(fmt_int "$T") rows)" \
+	"$(ratio "$max_conc" "$max_lock")" "(info)" \
+	"slowest insert $max_conc ms ($n_conc inserts) against $max_lock ms ($n_lock inserts); rebuild $t_conc ms concurrently, $t_lock ms under ShareLock, $t_plain ms alone; $missed keys missed"
+q "SELECT bf_untrack('rbt', 'k'); DROP TABLE rbt" >/dev/null
 rm -rf "$work"
