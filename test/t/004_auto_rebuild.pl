@@ -113,8 +113,18 @@ ok( $node->poll_query_until(
 	'an online rebuild under way');
 # the whole server at once: the postmaster and every backend
 my ($pmpid) = split /\n/, slurp_file($node->data_dir . '/postmaster.pid');
-my @children = grep { (slurp_file("/proc/$_/stat") // '') =~ /.*\)\s+\S+\s+$pmpid\s/s }
-  grep { /^\d+$/ && -r "/proc/$_/stat" } do { opendir(my $d, '/proc'); readdir $d };
+my @children;
+opendir(my $proc, '/proc') or die "cannot read /proc: $!";
+for my $pid (grep { /^\d+$/ } readdir $proc)
+{
+	# a process may end between the listing and the reading
+	open(my $fh, '<', "/proc/$pid/stat") or next;
+	my $stat = <$fh>;
+	close $fh;
+	push @children, $pid
+	  if defined $stat && $stat =~ /.*\)\s+\S+\s+(\d+)/s && $1 == $pmpid;
+}
+closedir $proc;
 $node->kill9;
 kill 'KILL', @children;
 $writer->kill_kill;
