@@ -20,6 +20,9 @@ use strict;
 use warnings FATAL => 'all';
 
 use IPC::Run;
+use FindBin;
+use lib $FindBin::RealBin;
+use BfServer;
 use Time::HiRes qw(sleep);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -35,25 +38,6 @@ sub lines_of
 	my ($file) = @_;
 	return () unless -e $file;
 	return grep { $_ ne '' } split /\n/, slurp_file($file);
-}
-
-# the processes whose parent is $ppid, from /proc (after the "(comm)" of
-# stat: the state, then the parent's pid)
-sub children_of
-{
-	my ($ppid) = @_;
-	my @children;
-	opendir(my $proc, '/proc') or die "cannot read /proc: $!";
-	for my $pid (grep { /^\d+$/ } readdir $proc)
-	{
-		open(my $fh, '<', "/proc/$pid/stat") or next;
-		my $stat = <$fh>;
-		close $fh;
-		push @children, $pid
-		  if defined $stat && $stat =~ /.*\)\s+\S+\s+(\d+)/s && $1 == $ppid;
-	}
-	closedir $proc;
-	return @children;
 }
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
@@ -141,8 +125,7 @@ sleep($seconds / 2);
 $primary->safe_psql('postgres', 'CHECKPOINT');
 sleep($seconds / 2);
 
-my ($pmpid) = split /\n/, slurp_file($primary->data_dir . '/postmaster.pid');
-my @children = children_of($pmpid);
+my @children = server_children($primary);
 $primary->kill9;
 # the clients end when their backends notice the postmaster's death
 $_->finish for @workers;

@@ -13,6 +13,9 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use FindBin;
+use lib $FindBin::RealBin;
+use BfServer;
 
 my $node = PostgreSQL::Test::Cluster->new('main');
 $node->init;
@@ -112,19 +115,7 @@ ok( $node->poll_query_until(
 		"SELECT count(*) > 0 FROM pg_class WHERE relname LIKE 'drifted_k_bf_ccnew%'"),
 	'an online rebuild under way');
 # the whole server at once: the postmaster and every backend
-my ($pmpid) = split /\n/, slurp_file($node->data_dir . '/postmaster.pid');
-my @children;
-opendir(my $proc, '/proc') or die "cannot read /proc: $!";
-for my $pid (grep { /^\d+$/ } readdir $proc)
-{
-	# a process may end between the listing and the reading
-	open(my $fh, '<', "/proc/$pid/stat") or next;
-	my $stat = <$fh>;
-	close $fh;
-	push @children, $pid
-	  if defined $stat && $stat =~ /.*\)\s+\S+\s+(\d+)/s && $1 == $pmpid;
-}
-closedir $proc;
+my @children = server_children($node);
 $node->kill9;
 kill 'KILL', @children;
 $writer->kill_kill;
