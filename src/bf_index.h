@@ -282,6 +282,9 @@ extern bool bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype,
 extern bool bf_dist_index_contains(FunctionCallInfo fcinfo, Oid indexoid,
 								   Oid keytype, Datum value, bool *found);
 extern void bf_dist_shard_sizing(Oid relid, int64 *capacity, double *fpr);
+extern int64 bf_dist_shard_count(Oid relid);
+extern int	bf_dist_spi_begin(void);
+extern void bf_dist_spi_end(int save_nestlevel);
 extern Oid	bf_dist_index_table(Oid indexoid);
 extern char *bf_dist_schema(FunctionCallInfo fcinfo);
 extern ArrayType *bf_dist_index_columns(Oid relid, Relation index,

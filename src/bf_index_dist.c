@@ -424,6 +424,31 @@ dist_plan(Oid relid, Oid indexoid, Oid keytype, const char *nsp)
 }
 
 /*
+ * SPI for the statements asked of Citus, under the search_path
+ * "pg_catalog, pg_temp" (everything they name is qualified); the nest
+ * level to give bf_dist_spi_end
+ */
+int
+bf_dist_spi_begin(void)
+{
+	int			save_nestlevel;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	return save_nestlevel;
+}
+
+void
+bf_dist_spi_end(int save_nestlevel)
+{
+	AtEOXact_GUC(true, save_nestlevel);
+	SPI_finish();
+}
+
+/*
  * May the bloomfilter index indexoid of distributed table relid hold
  * value (of type keytype)?  The caller has checked the rights to read the
  * index's columns.  nsp is the extension's schema, quoted; the statement is
@@ -435,15 +460,10 @@ bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype, Datum value,
 {
 	DistPlan   *p;
 	Datum		values[2];
-	int			save_nestlevel;
+	int			save_nestlevel = bf_dist_spi_begin();
 	int			rc;
 	bool		found;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	save_nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	p = dist_plan(relid, indexoid, keytype, nsp);
 	values[0] = PointerGetDatum(p->cols);
 	values[1] = value;
@@ -452,9 +472,24 @@ bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype, Datum value,
 		elog(ERROR, "could not ask the shards of relation %u: %s", relid,
 			 SPI_result_code_string(rc));
 	found = SPI_processed > 0;
-	AtEOXact_GUC(true, save_nestlevel);
-	SPI_finish();
+	bf_dist_spi_end(save_nestlevel);
 	return found;
+}
+
+/* the number of shards of Citus table relid; inside SPI */
+int64
+bf_dist_shard_count(Oid relid)
+{
+	Oid			types[1] = {REGCLASSOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	bool		isnull;
+
+	if (SPI_execute_with_args("SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard "
+							  "WHERE logicalrelid = $1",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "could not count the shards of relation %u", relid);
+	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
 /*
@@ -471,19 +506,8 @@ bf_dist_might_contain(Oid relid, Oid indexoid, Oid keytype, Datum value,
 void
 bf_dist_shard_sizing(Oid relid, int64 *capacity, double *fpr)
 {
-	Oid			types[1] = {REGCLASSOID};
-	Datum		values[1] = {ObjectIdGetDatum(relid)};
-	bool		isnull;
-	int64		shards;
+	int64		shards = Max(bf_dist_shard_count(relid), 1);
 
-	if (SPI_execute_with_args("SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard "
-							  "WHERE logicalrelid = $1",
-							  1, types, values, NULL, true, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		elog(ERROR, "could not count the shards of relation %u", relid);
-	shards = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	if (shards < 1)
-		shards = 1;
 	if (*capacity > 0)
 		*capacity = (*capacity + shards - 1) / shards;
 	*fpr /= (double) shards;

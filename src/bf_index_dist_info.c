@@ -32,7 +32,6 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 /* the fields of bf_index_info, in order, as the shards send them */
@@ -123,19 +122,9 @@ bf_dist_index_info(FunctionCallInfo fcinfo, Oid indexoid, Datum *values,
 	(void) bf_dist_index_columns(heapoid, index, &colnames, CurrentMemoryContext);
 	index_close(index, NoLock);
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	save_nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp",
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	save_nestlevel = bf_dist_spi_begin();
+	shards = bf_dist_shard_count(heapoid);
 	args[0] = ObjectIdGetDatum(heapoid);
-	if (SPI_execute_with_args("SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard "
-							  "WHERE logicalrelid = $1",
-							  1, types, args, NULL, true, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		elog(ERROR, "could not count the shards of relation %u", heapoid);
-	shards = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
-										 &isnull));
 	args[1] = CStringGetTextDatum(shard_command(colnames, bf_dist_schema(fcinfo)));
 	if (SPI_execute_with_args("SELECT s.shardid, s.success, s.result, "
 							  "CASE WHEN s.success THEN s.result::pg_catalog.float8[] END "
@@ -180,8 +169,7 @@ bf_dist_index_info(FunctionCallInfo fcinfo, Oid indexoid, Datum *values,
 		else if (nhashes < 0)
 			nhashes = (int) DatumGetFloat8(f[INFO_NHASHES]);
 	}
-	AtEOXact_GUC(true, save_nestlevel);
-	SPI_finish();
+	bf_dist_spi_end(save_nestlevel);
 
 	memset(nulls, 0, sizeof(bool) * INFO_FIELDS);
 	values[INFO_CAPACITY] = Int64GetDatum((int64) capacity);

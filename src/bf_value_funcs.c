@@ -136,15 +136,6 @@ call_cache_hold(BfCallCache *cache, MemoryContext mcxt, BfCachedFilter *cf,
  * bytes 8 to 15 (growth 2 to 16, then zeros) never equal a plain filter's,
  * whose nhashes (bytes 10 and 11) is at least 1.
  */
-static inline uint64
-load_u64(const uint8 *p)
-{
-	uint64		x;
-
-	memcpy(&x, p, sizeof(x));
-	return x;
-}
-
 static inline bool
 same_plain_filter(const BfCallCache *cache, const struct varlena *raw)
 {
@@ -156,7 +147,8 @@ same_plain_filter(const BfCallCache *cache, const struct varlena *raw)
 	/* the varlena header word: the same one is the same tag and size */
 	memcpy(&word, raw, sizeof(word));
 	return cache->plain_ptr == raw && word == cache->plain_word &&
-		((load_u64(a + 8) ^ load_u64(b + 8)) | (load_u64(a + 16) ^ load_u64(b + 16))) == 0;
+		((bloom_load_u64(a + 8) ^ bloom_load_u64(b + 8)) |
+		 (bloom_load_u64(a + 16) ^ bloom_load_u64(b + 16))) == 0;
 }
 
 /* get_filter_cached when the argument is not the stored value of last time */
