@@ -13,17 +13,16 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_inherits.h"
 #include "funcapi.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 
 /*
- * bf_live_rows(tbl): the live rows of a table (of its partitions) by the
- * cumulative statistics (n_live_tup), which follow every committed insert
- * and delete; NULL for a table whose rows live elsewhere (a table of
- * Citus's: its shards on other nodes).  The statistics are no secret
- * (pg_stat_all_tables).
+ * bf_live_rows(tbl): the live rows of a tracked tree (the table, or its
+ * partitions: bf_tree_members) by the cumulative statistics (n_live_tup),
+ * which follow every committed insert and delete; NULL for a table whose
+ * rows live elsewhere (a table of Citus's: its shards on other nodes).
+ * The statistics are no secret (pg_stat_all_tables).
  */
 PG_FUNCTION_INFO_V1(bf_live_rows);
 Datum
@@ -36,7 +35,7 @@ bf_live_rows(PG_FUNCTION_ARGS)
 
 	if (get_rel_relkind(relid) == '\0' || bf_citus_table(relid))
 		PG_RETURN_NULL();
-	rels = find_all_inheritors(relid, NoLock, NULL);
+	rels = bf_tree_members(relid);
 	foreach(lc, rels)
 		if (RELKIND_HAS_STORAGE(get_rel_relkind(lfirst_oid(lc))))
 			rows += DatumGetInt64(DirectFunctionCall1(pg_stat_get_live_tuples,
