@@ -2,7 +2,8 @@
 # cluster in a temporary directory (run as user postgres when the caller
 # is root) to load data into, and single-user backends under callgrind.
 #
-#   cg_start PORT     initdb and start; sets BIN and dir; removed on exit
+#   cg_start PORT     initdb, start, CREATE EXTENSION bloomfilter; sets BIN
+#                     and dir; removed on exit
 #   cg_psql ARGS...   psql on that cluster as postgres
 #   cg_stop           stop it (single-user backends need it stopped)
 #   cg_run OUT < SQL  one single-user backend under callgrind, output OUT
@@ -26,6 +27,7 @@ cg_start() {
 	as_pg "$BIN/initdb" -D "$dir/data" -A trust >/dev/null
 	as_pg "$BIN/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
 		-o "-p $CG_PORT_USED -k $dir -c listen_addresses=''" start >/dev/null
+	cg_psql -c "CREATE EXTENSION bloomfilter" >/dev/null
 }
 
 cg_psql() {

@@ -26,7 +26,6 @@ ROWS="${ROWS:-200000}"
 . "$(dirname "$0")/callgrind_lib.sh"
 cg_start "${CG_PORT:-5797}"
 cg_psql <<SQL >/dev/null
-CREATE EXTENSION bloomfilter;
 CREATE TABLE cg_keys AS SELECT g::bigint AS k FROM generate_series(1, $ROWS) g;
 CREATE TABLE cg_f AS
 	SELECT bf_add_all(bf_create($ROWS, 0.01), ARRAY(SELECT g * 2 - 1 FROM generate_series(1::bigint, $ROWS) g)) AS f;

@@ -24,7 +24,6 @@ CACHE="${CACHE:-64MB}"
 . "$(dirname "$0")/callgrind_lib.sh"
 cg_start "${CG_PORT:-5796}"
 cg_psql <<'SQL' >/dev/null
-CREATE EXTENSION bloomfilter;
 CREATE TABLE cg_filters (id int PRIMARY KEY, f bloomfilter);
 INSERT INTO cg_filters SELECT 1, bf_add_all(bf_create(10000000, 0.01), array_agg('user' || g || '@example.com'))
 	FROM generate_series(1, 100000) g;

@@ -25,7 +25,6 @@ N2="${N2:-1200}"
 . "$(dirname "$0")/callgrind_lib.sh"
 cg_start "${CG_PORT:-5798}"
 cg_psql <<SQL >/dev/null
-CREATE EXTENSION bloomfilter;
 CREATE TABLE cg_users (id bigint, email text);
 INSERT INTO cg_users SELECT g, 'user' || g || '@example.com' FROM generate_series(1, $ROWS) g;
 SELECT bf_track('cg_users', 'email', method => '$METHOD');

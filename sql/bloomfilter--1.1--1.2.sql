@@ -247,6 +247,45 @@ CREATE FUNCTION bf_live_rows(tbl regclass) RETURNS bigint
 COMMENT ON FUNCTION bf_live_rows(regclass) IS
 	'the live rows of a table and its partitions (n_live_tup); NULL for a table of Citus''s';
 
+-- Plain filters of the trigger method are stored in chunks: the registry
+-- row keeps the 64-byte header (filter NULL, chunk_bytes set), and
+-- bf_registry_chunk one row per chunk_bytes bytes of the bits, so that a
+-- write changes and locks only the chunks whose bits it sets.  "inserted"
+-- counts the adds that set a bit in the chunk (the value's count is the
+-- header's plus the chunks'); "written" is the last writer's transaction,
+-- from which bf_tracked_changes tells what changed.  fillfactor leaves
+-- room for HOT updates.  Growing filters stay whole values.
+ALTER TABLE bf_registry ADD COLUMN header bytea;
+ALTER TABLE bf_registry ADD COLUMN chunk_bytes integer;
+ALTER TABLE bf_registry ADD COLUMN written xid8;
+CREATE TABLE bf_registry_chunk (
+	id bigint NOT NULL,
+	chunk integer NOT NULL,
+	inserted bigint NOT NULL,
+	written xid8 NOT NULL,
+	bits bytea NOT NULL,
+	PRIMARY KEY (id, chunk)
+) WITH (fillfactor = 50);
+ALTER TABLE bf_registry_chunk ALTER COLUMN bits SET STORAGE PLAIN;
+SELECT pg_catalog.pg_extension_config_dump('bf_registry_chunk', '');
+REVOKE ALL ON bf_registry_chunk FROM PUBLIC;
+
+-- the existing plain trigger filters, stored in chunks (run once, here)
+CREATE FUNCTION bf_registry_to_chunks() RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+SELECT bf_registry_to_chunks();
+DROP FUNCTION bf_registry_to_chunks();
+
+-- helper of the bf_tracked view: the estimates and bytes of the filter of
+-- registry row id however it is stored; NULL where the user may not read
+-- the column
+CREATE FUNCTION bf_track_stats(id bigint, OUT estimated_cardinality float8,
+							   OUT fill_ratio float8, OUT estimated_fpr float8,
+							   OUT bytes bigint)
+	AS 'MODULE_PATHNAME', 'bf_track_stats_of' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_track_stats(bigint) IS
+	'the estimates and bytes of the tracked filter of registry row id (NULL where the column may not be read)';
+
 -- bf_tracked: the bytes of an index-tracked column of a table of Citus's
 -- are its shards' (the coordinator's index is an empty shell), and three
 -- new columns say how far the filter has drifted from the table: its live
@@ -263,7 +302,7 @@ CREATE OR REPLACE VIEW bf_tracked WITH (security_barrier) AS
 		   CASE WHEN r.method = 'index' THEN i.saturated
 				ELSE s.estimated_fpr > r.fpr END AS saturated,
 		   CASE WHEN r.method = 'index' THEN i.bytes
-				ELSE pg_catalog.octet_length(r.filter::bytea)::bigint END AS bytes,
+				ELSE s.bytes END AS bytes,
 		   CASE WHEN r.method = 'index' THEN NULL
 				ELSE r.deleted_since_rebuild END AS deleted_since_rebuild,
 		   r.stale IS NOT NULL AS stale,
@@ -277,7 +316,7 @@ CREATE OR REPLACE VIEW bf_tracked WITH (security_barrier) AS
 			SELECT l.rows AS live_rows,
 				   bf_expected_fpr(e.nbits, e.nhashes, l.rows) AS rebuilt_fpr
 			FROM bf_live_rows(r.tbl) l(rows), bf_estimate(r.capacity, r.fpr) e) d
-		 LEFT JOIN LATERAL bf_track_stats(r.filter) s ON r.method = 'trigger'
+		 LEFT JOIN LATERAL bf_track_stats(r.id) s ON r.method = 'trigger'
 		 LEFT JOIN LATERAL (
 			SELECT pg_catalog.sum(x.estimated_cardinality) AS estimated_cardinality,
 				   pg_catalog.sum(x.fill * x.nbits) / pg_catalog.sum(x.nbits) AS fill_ratio,

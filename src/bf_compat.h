@@ -24,6 +24,8 @@
 
 #include "access/amapi.h"
 #include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
 #include "catalog/pg_class.h"
 #include "nodes/pg_list.h"
 #include "parser/parse_type.h"
@@ -180,6 +182,31 @@ bf_local_xid(void)
 #else
 	return MyProc->lxid;
 #endif
+}
+
+/*
+ * heap_update, waiting for a concurrent updater; *needs_index: the new
+ * version needs index entries (not a HOT update), which 16 made
+ * heap_update report.
+ */
+static inline TM_Result
+bf_heap_try_update(Relation rel, ItemPointer otid, HeapTuple tup, CommandId cid,
+				   bool *needs_index)
+{
+	TM_FailureData tmfd;
+	LockTupleMode lockmode;
+	TM_Result	res;
+#if PG_VERSION_NUM >= 160000
+	TU_UpdateIndexes update_indexes = TU_None;
+
+	res = heap_update(rel, otid, tup, cid, InvalidSnapshot, true, &tmfd, &lockmode,
+					  &update_indexes);
+	*needs_index = update_indexes != TU_None;
+#else
+	res = heap_update(rel, otid, tup, cid, InvalidSnapshot, true, &tmfd, &lockmode);
+	*needs_index = !HeapTupleIsHeapOnly(tup);
+#endif
+	return res;
 }
 
 #endif							/* BF_COMPAT_H */

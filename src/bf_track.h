@@ -15,6 +15,7 @@
  *	  bf_track_ddl.c       the DDL event trigger
  *	  bf_track_sync.c      the sync trigger of method 'trigger'
  *	  bf_track_changes.c   which chunks each write changed; change sets
+ *	  bf_track_chunks.c    the chunked storage of plain trigger filters
  *	  bf_track_worker.c    the opt-in worker that rebuilds drifted filters
  *
  *-------------------------------------------------------------------------
@@ -25,6 +26,7 @@
 #include "bf_grow.h"
 
 #include "nodes/pg_list.h"
+#include "utils/snapshot.h"
 
 /* attribute numbers of bf_registry as created by 1.0 (never reordered) */
 #define Anum_bf_registry_id			1
@@ -73,6 +75,12 @@ typedef struct BfExt
 	AttrNumber	att_created_index;	/* name of the index bf_track made */
 	AttrNumber	att_version;	/* bigint: changes with every filter write */
 	AttrNumber	att_changes;	/* bytea: which chunks each write changed */
+	/* 1.2: chunked storage (0 / InvalidOid before ALTER EXTENSION UPDATE) */
+	AttrNumber	att_header;		/* bytea: the header of a chunked filter */
+	AttrNumber	att_chunk_bytes;	/* int4: its chunk size, NULL if whole */
+	AttrNumber	att_written;	/* xid8: last writer of its header */
+	Oid			chunk_relid;	/* bf_registry_chunk */
+	Oid			chunk_pkey;
 } BfExt;
 
 extern const BfExt *bf_ext(Oid fn_oid, bool missing_ok);
@@ -93,7 +101,22 @@ typedef struct RegRow
 	int64		version;
 	struct varlena *filter_raw; /* as stored (maybe a TOAST pointer), or NULL */
 	struct varlena *changes_raw;	/* as stored, or NULL */
+	/* a chunked filter (filter_raw NULL): its header and chunk size */
+	int32		chunk_bytes;	/* 0 if not chunked */
+	BloomHeader hdr;
+	uint64		written;		/* full xid of the header's last writer */
 } RegRow;
+
+/*
+ * The chunk size of newly stored plain trigger filters, in bytes (whole
+ * 64-byte blocks; chosen by measurement, docs/PERFORMANCE.md; a filter
+ * keeps the size it was stored with).
+ */
+#ifndef BF_TRACK_CHUNK_BYTES
+#define BF_TRACK_CHUNK_BYTES 128
+#endif
+/* the largest chunk size a registry row may name (a row fits a page) */
+#define BF_TRACK_MAX_CHUNK_BYTES 4096
 
 extern void bf_not_tracked(Oid relid, const char *colname);
 extern bool bf_registry_fetch(const BfExt *ext, int64 id, Oid relid,
@@ -104,6 +127,7 @@ extern struct BfCachedFilter *bf_registry_filter_hold(RegRow *r, BfFilter *f);
 extern bool bf_registry_filter_cached(RegRow *r, BfFilter *f);
 extern void bf_registry_changed(const BfExt *ext);
 extern const char *bf_registry_new_value_sql(const BfExt *ext);
+extern struct varlena *bf_registry_value(const BfExt *ext, RegRow *r, Snapshot snap);
 
 /*
  * SPI under the safe search_path.  Statements run as the caller unless
@@ -131,6 +155,9 @@ extern uint64 bf_spi_ids(const char *sql, int nargs, Oid *types, Datum *values,
 						 int64 **ids, Oid **rels);
 extern void bf_registry_mark_stale(BfSpiContext *cx, int64 id, const char *why);
 extern void bf_registry_delete(BfSpiContext *cx, int64 id);
+extern void bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
+								  const char *extra, int nextra, Oid *xtypes,
+								  Datum *xvalues);
 extern char *bf_qualified_rel(Oid relid);
 
 /* bf_track_changes.c: a tracked filter's changes, per chunk of its value */
@@ -141,6 +168,24 @@ extern bytea *bf_track_stamps(struct varlena *old, int64 version, Size value_len
 							  const bool *touched);
 extern bytea *bf_track_patch(const struct varlena *f, struct varlena *changes,
 							 int64 version, bool since_null, uint64 since, bool *full);
+
+extern bytea *bf_chunks_patch(const BfExt *ext, const RegRow *r, Snapshot snap,
+							  bool since_null, uint64 since, uint64 *next, bool *full);
+
+/* bf_track_chunks.c */
+extern bool bf_chunks_test(const BfExt *ext, const RegRow *r, BfTypeInfo *ti,
+						   Datum value, Snapshot snap);
+extern struct varlena *bf_chunks_assemble(const BfExt *ext, const RegRow *r,
+										  Snapshot snap, uint64 since, bool *changed);
+extern void bf_chunks_delete(const BfExt *ext, int64 id);
+extern void bf_chunks_replace(const BfExt *ext, int64 id, const struct varlena *vl,
+							  int32 chunk_bytes);
+extern void bf_chunks_add(const BfExt *ext, const RegRow *r, const uint64 *hashes,
+						  int n, bool force);
+extern void bf_chunks_or(const BfExt *ext, const RegRow *r, const struct varlena *src);
+extern uint64 bf_chunks_snapshot_xid(Snapshot snap);
+extern uint64 bf_chunks_position(Snapshot snap);
+extern bool bf_chunks_position_xid(uint64 pos, uint64 *xid);
 
 /* bf_track_worker.c: its settings, and the worker when preloaded */
 extern void bf_track_worker_init(void);

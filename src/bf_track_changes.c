@@ -165,3 +165,50 @@ bf_track_patch(const struct varlena *f, struct varlena *changes, int64 version,
 	/* its "inserted" count may have changed with any write */
 	return bf_patch_finish(&pb, *full, since < (uint64) version, len);
 }
+
+/*
+ * The patch of a chunked filter (bf_track_chunks.c) from position since
+ * to what snap sees, and the position to ask from next (*next).  Each
+ * chunk row names the last transaction that wrote it, and a position is
+ * the xmin of the snapshot a patch was made from: every write that
+ * snapshot did not see was made by a transaction at or above it, so the
+ * next patch holds every chunk such a write changed.  The whole value is
+ * sent when since is NULL, not a position of this database's chunked
+ * filters, or older than the last replacement of the value or its header.
+ */
+bytea *
+bf_chunks_patch(const BfExt *ext, const RegRow *r, Snapshot snap, bool since_null,
+				uint64 since, uint64 *next, bool *full)
+{
+	uint64		xid = 0;
+	uint32		n = (uint32) ((r->hdr.nblocks * BLOOM_BLOCK_BYTES + r->chunk_bytes - 1) /
+							  r->chunk_bytes);
+	bool	   *changed = palloc0(sizeof(bool) * n);
+	struct varlena *vl;
+	const uint8 *value;
+	Size		len;
+	BfPatch		pb;
+	bool		any = false;
+
+	*full = since_null || !bf_chunks_position_xid(since, &xid) || r->written >= xid;
+	*next = bf_chunks_position(snap);
+	vl = bf_chunks_assemble(ext, r, snap, xid, changed);
+	value = (const uint8 *) VARDATA(vl);
+	len = VARSIZE(vl) - VARHDRSZ;
+	bf_patch_begin(&pb, BLOOM_HEADER_SIZE);
+	memcpy(bf_patch_head(&pb), value, BLOOM_HEADER_SIZE);
+	for (uint32 c = 0; c < n; c++)
+	{
+		Size		from = BLOOM_HEADER_SIZE + (Size) c * r->chunk_bytes;
+		Size		to = Min(from + r->chunk_bytes, len);
+
+		if (*full || changed[c])
+		{
+			bf_patch_range(&pb, from, value + from, (uint32) (to - from));
+			any = true;
+		}
+	}
+	pfree(changed);
+	/* the header's count changes with every chunk written */
+	return bf_patch_finish(&pb, *full, any, len);
+}

@@ -258,8 +258,6 @@ mark_stale(BfSpiContext *cx, RegRow *r, const char *why)
 static void
 rebuild_after_type_change(BfSpiContext *cx, RegRow *r)
 {
-	Oid			types[2] = {INT8OID, cx->ext->bftype};
-	Datum		values[2];
 	/* of the same form: a growing filter stays growing */
 	BfFilter	f = bf_new_tracked_filter(r->capacity, r->fpr,
 										  r->filter_raw != NULL &&
@@ -267,11 +265,44 @@ rebuild_after_type_change(BfSpiContext *cx, RegRow *r)
 
 	bf_fill_from_rel(&f, r->tbl, NameStr(r->col),
 					 get_rel_relkind(r->tbl) != RELKIND_PARTITIONED_TABLE, "bf_track");
-	values[0] = Int64GetDatum(r->id);
-	values[1] = PointerGetDatum(f.vl);
-	bf_spi_exec(psprintf("UPDATE %s SET filter = $2%s WHERE id = $1", cx->ext->registry,
-						 bf_registry_new_value_sql(cx->ext)),
-				2, types, values, SPI_OK_UPDATE);
+	bf_registry_set_value(cx, r->id, f.vl, NULL, 0, NULL, NULL);
+}
+
+/*
+ * The rows of a new partition into a chunked filter: read into an empty
+ * filter of its size, whose bits are then ORed into the chunks (and whose
+ * family, if the filter had none yet, into the header; the caller holds
+ * the registry row's lock).
+ */
+static void
+add_partition_chunked(BfSpiContext *cx, RegRow *now, Oid part)
+{
+	BfFilter	f;
+
+	f.vl = palloc0(VARHDRSZ + bloom_total_size(now->hdr.nblocks));
+	SET_VARSIZE(f.vl, VARHDRSZ + bloom_total_size(now->hdr.nblocks));
+	f.hdr = now->hdr;
+	f.hdr.inserted = 0;
+	bloom_header_write(BF_PAYLOAD(f.vl), &f.hdr);
+	bf_fill_from_rel(&f, part, NameStr(now->col), true, "bf_track");
+	if (now->hdr.family == BF_FAMILY_NONE && f.hdr.family != BF_FAMILY_NONE)
+	{
+		Oid			types[2] = {INT8OID, BYTEAOID};
+		Datum		values[2];
+		bytea	   *header = palloc(VARHDRSZ + BLOOM_HEADER_SIZE);
+
+		now->hdr.family = f.hdr.family;
+		now->hdr.detail = f.hdr.detail;
+		now->hdr.flags = f.hdr.flags;
+		SET_VARSIZE(header, VARHDRSZ + BLOOM_HEADER_SIZE);
+		bloom_header_write((uint8 *) VARDATA(header), &now->hdr);
+		values[0] = Int64GetDatum(now->id);
+		values[1] = PointerGetDatum(header);
+		bf_spi_exec(psprintf("UPDATE %s SET header = $2, written = pg_catalog.pg_current_xact_id() "
+							 "WHERE id = $1", cx->ext->registry),
+					2, types, values, SPI_OK_UPDATE);
+	}
+	bf_chunks_or(cx->ext, now, f.vl);
 }
 
 /* partitions this command created or attached: triggers, and their rows */
@@ -296,30 +327,31 @@ cover_new_partitions(BfSpiContext *cx, DdlCommand *cmd, RegRow *r)
 			if (kind != RELKIND_RELATION && kind != RELKIND_PARTITIONED_TABLE)
 				continue;
 			bf_install_triggers(cx, r->id, part);
-			if (kind == RELKIND_RELATION && r->filter_raw)
+			if (kind == RELKIND_RELATION && (r->filter_raw || r->chunk_bytes > 0))
 			{
-				Oid			types[2] = {INT8OID, cx->ext->bftype};
-				Datum		values[2];
+				Oid			types[1] = {INT8OID};
+				Datum		values[1];
 				BfFilter	f;
-				bool		isnull;
+				RegRow		now;
 
 				values[0] = Int64GetDatum(r->id);
-				bf_spi_exec(psprintf("SELECT filter FROM %s WHERE id = $1 FOR UPDATE",
+				bf_spi_exec(psprintf("SELECT 1 FROM %s WHERE id = $1 FOR UPDATE",
 									 cx->ext->registry),
 							1, types, values, SPI_OK_SELECT);
-				if (SPI_processed == 0)
+				if (SPI_processed == 0 ||
+					!bf_registry_fetch(cx->ext, r->id, InvalidOid, NULL, true, &now))
 					continue;
-				values[1] = SPI_getbinval(SPI_tuptable->vals[0],
-										  SPI_tuptable->tupdesc, 1, &isnull);
-				if (isnull)
+				if (now.chunk_bytes > 0)
+				{
+					/* writers of the other partitions go on: merge as they do */
+					add_partition_chunked(cx, &now, part);
 					continue;
-				f = bf_detoast_copy(values[1]);
+				}
+				if (now.filter_raw == NULL)
+					continue;
+				f = bf_detoast_copy(PointerGetDatum(now.filter_raw));
 				bf_fill_from_rel(&f, part, NameStr(r->col), true, "bf_track");
-				values[1] = PointerGetDatum(f.vl);
-				bf_spi_exec(psprintf("UPDATE %s SET filter = $2%s WHERE id = $1",
-									 cx->ext->registry,
-									 bf_registry_new_value_sql(cx->ext)),
-							2, types, values, SPI_OK_UPDATE);
+				bf_registry_set_value(cx, r->id, f.vl, NULL, 0, NULL, NULL);
 			}
 		}
 	}

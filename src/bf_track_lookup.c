@@ -352,6 +352,7 @@ typedef struct LookupCall
 
 	bool		probe_valid;
 	uint64		probe_generation;
+	uint64		chunk_reads;	/* chunk rows read for the kept row */
 	CommandId	curcid;
 	TransactionId xmin;
 	TransactionId xmax;
@@ -365,6 +366,7 @@ typedef struct LookupCall
 	bool		filter_valid;
 	BfFilter	filter;
 	BfCachedFilter *held;
+	struct varlena *assembled;	/* a chunked filter's value, in fn_mcxt */
 	MemoryContextCallback release;
 } LookupCall;
 
@@ -377,6 +379,9 @@ lookup_release(void *arg)
 	if (c->held)
 		bf_filter_cache_release(c->held);
 	c->held = NULL;
+	if (c->assembled)
+		pfree(c->assembled);
+	c->assembled = NULL;
 	c->filter_valid = false;
 }
 
@@ -512,7 +517,7 @@ probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
 	}
 	if (fresh.stale)
 		stale_error(relid, colname, fresh.stale);
-	if (fresh.filter_raw == NULL)
+	if (fresh.filter_raw == NULL && fresh.chunk_bytes == 0)
 		stale_error(relid, colname, "The registry holds no filter for the column.");
 
 	/* keep the probe for the rest of the statement */
@@ -526,17 +531,37 @@ probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
 	c->row.filter_raw = keep_varlena(fcinfo->flinfo->fn_mcxt, fresh.filter_raw);
 	c->row.changes_raw = keep_varlena(fcinfo->flinfo->fn_mcxt, fresh.changes_raw);
 	c->probe_generation = e->generation;
+	c->chunk_reads = 0;
 	c->probe_valid = same_snapshot(c, true, fcinfo->flinfo->fn_mcxt);
 	return &c->row;
 }
 
-/* the filter of the kept row, detoasted once for this call site */
+/* the snapshot a lookup reads the chunks of a filter with */
+static Snapshot
+lookup_snapshot(void)
+{
+	return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
+}
+
+/*
+ * The filter of the kept row, detoasted (or assembled from its chunks)
+ * once for this call site
+ */
 static const BfFilter *
-lookup_filter(LookupCall *c)
+lookup_filter(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c)
 {
 	if (!c->filter_valid)
 	{
-		c->held = bf_registry_filter_hold(&c->row, &c->filter);
+		if (c->row.chunk_bytes > 0)
+		{
+			MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+			c->assembled = bf_chunks_assemble(ext, &c->row, lookup_snapshot(), 0, NULL);
+			MemoryContextSwitchTo(old);
+			c->filter = bf_fetch_any(PointerGetDatum(c->assembled));
+		}
+		else
+			c->held = bf_registry_filter_hold(&c->row, &c->filter);
 		c->filter_valid = true;
 	}
 	return &c->filter;
@@ -579,7 +604,18 @@ bf_might_contain(PG_FUNCTION_ARGS)
 		PG_RETURN_BOOL(false);
 	}
 	probe_registry(fcinfo, ext, c, e);
-	f = lookup_filter(c);
+
+	/*
+	 * A chunked filter: the key's chunk only, unless this call site asks
+	 * many keys under one snapshot (a query over many rows).  Reading every
+	 * chunk in one ordered scan costs about what reading an eighth of them
+	 * one by one does, so after that many reads the whole value is read
+	 * once and the rest of the keys are tested in memory.
+	 */
+	if (c->row.chunk_bytes > 0 && !c->filter_valid &&
+		c->chunk_reads++ < 16 + c->row.hdr.nblocks * BLOOM_BLOCK_BYTES / c->row.chunk_bytes / 8)
+		PG_RETURN_BOOL(bf_chunks_test(ext, &c->row, &c->ti, value, lookup_snapshot()));
+	f = lookup_filter(fcinfo, ext, c);
 	PG_RETURN_BOOL(bf_filter_test(f, &c->ti, value));
 }
 
@@ -595,6 +631,8 @@ bf_tracked_filter(PG_FUNCTION_ARGS)
 	if (e->use_index)
 		PG_RETURN_POINTER(bf_index_value(e->index, "bf_index_filter"));
 	r = probe_registry(fcinfo, ext, c, e);
+	if (r->chunk_bytes > 0)
+		PG_RETURN_POINTER(bf_chunks_assemble(ext, r, lookup_snapshot(), 0, NULL));
 	PG_RETURN_POINTER(PG_DETOAST_DATUM_COPY(PointerGetDatum(r->filter_raw)));
 }
 
@@ -631,7 +669,14 @@ bf_tracked_changes(PG_FUNCTION_ARGS)
 	if (e->use_index)
 		return bf_index_changes_of(fcinfo, e->index, since_null, (XLogRecPtr) since);
 	r = probe_registry(fcinfo, ext, c, e);
-	f = lookup_filter(c);
+	if (r->chunk_bytes > 0)
+	{
+		uint64		next;
+
+		patch = bf_chunks_patch(ext, r, lookup_snapshot(), since_null, since, &next, &full);
+		return bf_changes_result(fcinfo, next, full, patch);
+	}
+	f = lookup_filter(fcinfo, ext, c);
 	version = r->has_version ? r->version : 0;
 	patch = bf_track_patch(f->vl, r->changes_raw, version, since_null, since, &full);
 	return bf_changes_result(fcinfo, (uint64) version, full, patch);

@@ -373,16 +373,15 @@ track_with_triggers(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id, Oid rel
 	}
 	bf_fill_from_rel(&f, relid, colname, only, "bf_track");
 
-	types[5] = cx->ext->bftype;
 	values[0] = Int64GetDatum(id);
 	values[1] = ObjectIdGetDatum(relid);
 	values[2] = PG_GETARG_DATUM(1);
 	values[3] = Int64GetDatum(capacity);
 	values[4] = Float8GetDatum(fpr);
-	values[5] = PointerGetDatum(f.vl);
-	bf_spi_exec(psprintf("INSERT INTO %s (id, tbl, col, method, capacity, fpr, filter) "
-						 "VALUES ($1, $2, $3, 'trigger', $4, $5, $6)", cx->ext->registry),
-				6, types, values, SPI_OK_INSERT);
+	bf_spi_exec(psprintf("INSERT INTO %s (id, tbl, col, method, capacity, fpr) "
+						 "VALUES ($1, $2, $3, 'trigger', $4, $5)", cx->ext->registry),
+				5, types, values, SPI_OK_INSERT);
+	bf_registry_set_value(cx, id, f.vl, NULL, 0, NULL, NULL);
 }
 
 PG_FUNCTION_INFO_V1(bf_track);
@@ -619,36 +618,35 @@ rebuild_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 	bool		only = get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE;
 	int64		capacity;
 	BfFilter	f;
-	Oid			types[4] = {INT8OID, InvalidOid, INT8OID, FLOAT8OID};
-	Datum		values[4];
+	Oid			types[2] = {INT8OID, FLOAT8OID};
+	Datum		values[2];
 
 	bf_install_missing_triggers(cx, r->id, relid);
 	capacity = PG_ARGISNULL(2) ? auto_capacity(relid, only) : PG_GETARG_INT64(2);
 	f = bf_new_tracked_filter(capacity, fpr, PG_ARGISNULL(2));
 	bf_fill_from_rel(&f, relid, colname, only, "bf_rebuild");
 
-	types[1] = cx->ext->bftype;
-	values[0] = Int64GetDatum(r->id);
-	values[1] = PointerGetDatum(f.vl);
-	values[2] = Int64GetDatum(capacity);
-	values[3] = Float8GetDatum(fpr);
-	bf_spi_exec(psprintf("UPDATE %s SET filter = $2, capacity = $3, fpr = $4, "
-						 "deleted_since_rebuild = 0%s%s WHERE id = $1",
-						 cx->ext->registry,
-						 cx->ext->att_stale ? ", stale = NULL" : "",
-						 bf_registry_new_value_sql(cx->ext)),
-				4, types, values, SPI_OK_UPDATE);
+	values[0] = Int64GetDatum(capacity);
+	values[1] = Float8GetDatum(fpr);
+	bf_registry_set_value(cx, r->id, f.vl,
+						  psprintf(", capacity = $4, fpr = $5, deleted_since_rebuild = 0%s",
+								   cx->ext->att_stale ? ", stale = NULL" : ""),
+						  2, types, values);
 }
 
 /*
  * method 'trigger', concurrently: the table is read into a filter of the
- * live one's size while writers go on; then, under the registry row's lock
- * (which every writer's sync trigger takes), the chunks written since the
- * read began (bf_track_changes.c's stamps say which) are ORed in from the
- * live filter, and the new filter replaces it.  Writers wait only for that
- * swap, lookups never.  A key written during the read is either in the
- * rows the read saw or in a chunk stamped after it began; bits of keys
- * deleted since the last rebuild stay only in those chunks.
+ * live one's size while writers go on; then, with writers kept out (a
+ * SHARE ROW EXCLUSIVE lock on the table, and the registry row's lock), the
+ * chunks written since the read began are ORed in from the live filter,
+ * and the new filter replaces it.  Writers wait only for that swap,
+ * lookups never.  A key written during the read is either in the rows the
+ * read saw or in a chunk written after it began; bits of keys deleted
+ * since the last rebuild stay only in those chunks.  Which chunks those
+ * are: for a chunked filter, those whose last writer's transaction id is
+ * at or above the xmin of a snapshot taken before the read; for a whole
+ * one (a registry not yet updated to 1.2), the stamps of
+ * bf_track_changes.c.
  */
 static void
 rebuild_filter_concurrently(BfSpiContext *cx, RegRow *before, Oid relid,
@@ -663,48 +661,70 @@ rebuild_filter_concurrently(BfSpiContext *cx, RegRow *before, Oid relid,
 	uint8	   *dst;
 	const uint8 *src;
 	uint64		ones;
-	Oid			types[2] = {INT8OID, InvalidOid};
-	Datum		values[2];
+	uint64		start;
+	Size		chunk;
+	Snapshot	snap;
+	bool		ok;
 
-	if (before->filter_raw == NULL || !before->has_version)
+	if ((before->filter_raw == NULL && before->chunk_bytes == 0) || !before->has_version)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the filter of column \"%s\" cannot be rebuilt concurrently",
 						NameStr(before->col)),
 				 errdetail("It has no filter to catch up from, or no version to tell what changed."),
 				 errhint("Call bf_rebuild without concurrently.")));
-	live = bf_detoast_copy(PointerGetDatum(before->filter_raw));
-	if (live.hdr.family == BF_FAMILY_GROWING)
+	if (before->chunk_bytes == 0 && bf_datum_is_growing(before->filter_raw))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a growing filter cannot be rebuilt concurrently"),
 				 errdetail("Its layers are sized as the keys came; only a filter of one size can take the writes made during the rebuild."),
 				 errhint("Call bf_rebuild without concurrently.")));
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	start = bf_chunks_snapshot_xid(snap);
+	live.vl = bf_registry_value(cx->ext, before, snap);
+	UnregisterSnapshot(snap);
 	f.vl = bf_filter_clear(PointerGetDatum(live.vl));
 	bf_read_header(f.vl, &f.hdr);
 	bf_fill_from_rel(&f, relid, NameStr(*DatumGetName(colname)), only, "bf_rebuild");
 
-	/* the swap: the live filter as it is now, writers kept out from here */
+	/* the swap: writers kept out from here, the live filter as it is now */
+	lock_tree(relid, ShareRowExclusiveLock);
 	lock_registry_row(cx, relid, colname, &r);
 	len = VARSIZE_ANY_EXHDR(f.vl);
-	changed = bf_track_touched(len);
-	if (r.filter_raw != NULL)
-		live = bf_detoast_copy(PointerGetDatum(r.filter_raw));
-	if (r.filter_raw == NULL || !r.has_version || VARSIZE_ANY_EXHDR(live.vl) != len ||
-		!bf_track_changed_since(r.changes_raw, r.version, len, before->version, changed))
+	chunk = r.chunk_bytes > 0 ? (Size) r.chunk_bytes : BF_CHANGE_CHUNK;
+	changed = palloc0(sizeof(bool) * (len / chunk + 1));
+	live.vl = NULL;
+	ok = r.has_version && r.version == before->version &&
+		r.chunk_bytes == before->chunk_bytes;
+	if (ok && r.chunk_bytes > 0)
+	{
+		snap = RegisterSnapshot(GetLatestSnapshot());
+		live.vl = bf_chunks_assemble(cx->ext, &r, snap, start, changed);
+		UnregisterSnapshot(snap);
+	}
+	else if (ok && r.filter_raw != NULL)
+	{
+		live.vl = bf_detoast_copy(PointerGetDatum(r.filter_raw)).vl;
+		ok = bf_track_changed_since(r.changes_raw, r.version, len, before->version, changed);
+	}
+	if (!ok || live.vl == NULL || VARSIZE_ANY_EXHDR(live.vl) != len)
 		ereport(ERROR,
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 				 errmsg("the filter of column \"%s\" was replaced during its concurrent rebuild",
 						NameStr(r.col)),
 				 errdetail("A TRUNCATE, another rebuild or a schema change replaced it, so the writes made meanwhile cannot be told apart."),
 				 errhint("Call bf_rebuild again.")));
+	bf_read_header(live.vl, &live.hdr);
+	/* a table empty when read: the family the writers since gave the filter */
+	bloom_adopt_family(&f.hdr, &live.hdr);
 	dst = (uint8 *) VARDATA_ANY(f.vl);
 	src = (const uint8 *) VARDATA_ANY(live.vl);
-	for (Size c = 0; c * BF_CHANGE_CHUNK < len; c++)
+	for (Size c = 0; c < len / chunk + 1; c++)
 	{
 		/* the bits only: the header is the new filter's */
-		Size		from = Max(c * BF_CHANGE_CHUNK, (Size) BLOOM_HEADER_SIZE);
-		Size		to = Min((c + 1) * BF_CHANGE_CHUNK, len);
+		Size		base = r.chunk_bytes > 0 ? BLOOM_HEADER_SIZE : 0;
+		Size		from = Max(base + c * chunk, (Size) BLOOM_HEADER_SIZE);
+		Size		to = Min(base + (c + 1) * chunk, len);
 
 		CHECK_FOR_INTERRUPTS();
 		if (changed[c])
@@ -715,14 +735,10 @@ rebuild_filter_concurrently(BfSpiContext *cx, RegRow *before, Oid relid,
 	f.hdr.inserted = bloom_estimate_inserted(ones, f.hdr.nblocks, f.hdr.nhashes);
 	bloom_header_write(BF_PAYLOAD(f.vl), &f.hdr);
 
-	types[1] = cx->ext->bftype;
-	values[0] = Int64GetDatum(r.id);
-	values[1] = PointerGetDatum(f.vl);
-	bf_spi_exec(psprintf("UPDATE %s SET filter = $2, deleted_since_rebuild = 0%s%s WHERE id = $1",
-						 cx->ext->registry,
-						 cx->ext->att_stale ? ", stale = NULL" : "",
-						 bf_registry_new_value_sql(cx->ext)),
-				2, types, values, SPI_OK_UPDATE);
+	bf_registry_set_value(cx, r.id, f.vl,
+						  psprintf(", deleted_since_rebuild = 0%s",
+								   cx->ext->att_stale ? ", stale = NULL" : ""),
+						  0, NULL, NULL);
 	record_attnum(cx, r.id, relid, attnum);
 }
 

@@ -24,6 +24,7 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/pg_class.h"
+#include "commands/extension.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -39,6 +40,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/xid8.h"
 
 const char *const bf_trigger_suffixes[BF_NTRIGGERS] = {"ins", "upd", "del", "trunc"};
 
@@ -138,6 +140,14 @@ ext_build(Oid nsp, bool missing_ok)
 	e->att_created_index = get_attnum(e->registry_relid, "created_index");
 	e->att_version = get_attnum(e->registry_relid, "version");
 	e->att_changes = get_attnum(e->registry_relid, "changes");
+	e->att_header = get_attnum(e->registry_relid, "header");
+	e->att_chunk_bytes = get_attnum(e->registry_relid, "chunk_bytes");
+	e->att_written = get_attnum(e->registry_relid, "written");
+	if (e->att_chunk_bytes)
+	{
+		e->chunk_relid = index_of("bf_registry_chunk", nsp, false, &missing);
+		e->chunk_pkey = index_of("bf_registry_chunk_pkey", nsp, false, &missing);
+	}
 	ext_valid = true;
 	return true;
 }
@@ -181,6 +191,110 @@ bf_registry_new_value_sql(const BfExt *ext)
 	if (ext->att_changes)
 		return ", version = DEFAULT, changes = NULL";
 	return ext->att_version ? ", version = DEFAULT" : "";
+}
+
+/*
+ * Write a whole new filter value vl for registry row id, with extra SET
+ * items (", a = $4, ..." over xtypes / xvalues, which are $4 on).  A plain
+ * value is stored in chunks once the registry has them (1.2); a growing
+ * one whole.  The caller holds the locks that keep writers out.
+ */
+void
+bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
+					  const char *extra, int nextra, Oid *xtypes, Datum *xvalues)
+{
+	const BfExt *ext = cx->ext;
+	bool		chunked = ext->att_chunk_bytes != 0 && !bf_datum_is_growing(vl);
+	Oid			types[8] = {INT8OID, ext->bftype, BYTEAOID};
+	Datum		values[8];
+	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	char	   *sql;
+	int			rc;
+
+	Assert(nextra <= 5);
+	values[0] = Int64GetDatum(id);
+	values[1] = PointerGetDatum(vl);
+	if (chunked)
+	{
+		bytea	   *header = palloc(VARHDRSZ + BLOOM_HEADER_SIZE);
+
+		SET_VARSIZE(header, VARHDRSZ + BLOOM_HEADER_SIZE);
+		memcpy(VARDATA(header), VARDATA_ANY(vl), BLOOM_HEADER_SIZE);
+		values[2] = PointerGetDatum(header);
+		nulls[1] = 'n';
+	}
+	else
+		nulls[2] = 'n';
+	for (int i = 0; i < nextra; i++)
+	{
+		types[3 + i] = xtypes[i];
+		values[3 + i] = xvalues[i];
+	}
+	if (ext->att_chunk_bytes)
+		sql = psprintf("UPDATE %s SET filter = $2, header = $3, chunk_bytes = %s, "
+					   "written = pg_catalog.pg_current_xact_id(), version = DEFAULT, "
+					   "changes = NULL%s WHERE id = $1",
+					   ext->registry, chunked ? CppAsString2(BF_TRACK_CHUNK_BYTES) : "NULL",
+					   extra ? extra : "");
+	else
+		sql = psprintf("UPDATE %s SET filter = $2%s%s WHERE id = $1", ext->registry,
+					   bf_registry_new_value_sql(ext), extra ? extra : "");
+	rc = SPI_execute_with_args(sql, 3 + nextra, types, values, nulls, false, 0);
+	if (rc != SPI_OK_UPDATE)
+		elog(ERROR, "SPI query failed (%s): %s", SPI_result_code_string(rc), sql);
+	if (chunked)
+		bf_chunks_replace(ext, id, vl, BF_TRACK_CHUNK_BYTES);
+	else if (ext->att_chunk_bytes)
+		bf_chunks_delete(ext, id);
+}
+
+/*
+ * The whole value of r's filter as snap sees it (a chunked one assembled),
+ * or NULL if it has none; palloc'd or r's own copy.
+ */
+struct varlena *
+bf_registry_value(const BfExt *ext, RegRow *r, Snapshot snap)
+{
+	if (r->chunk_bytes > 0)
+		return bf_chunks_assemble(ext, r, snap, 0, NULL);
+	if (r->filter_raw == NULL)
+		return NULL;
+	return (struct varlena *) PG_DETOAST_DATUM(PointerGetDatum(r->filter_raw));
+}
+
+/*
+ * bf_registry_to_chunks(): run once by ALTER EXTENSION UPDATE to 1.2,
+ * stores every plain filter of the trigger method in chunks (each row
+ * locked as a sync trigger locks it, so that no write is lost).
+ */
+PG_FUNCTION_INFO_V1(bf_registry_to_chunks);
+Datum
+bf_registry_to_chunks(PG_FUNCTION_ARGS)
+{
+	BfSpiContext cx;
+	int64	   *ids;
+	uint64		n;
+
+	if (!creating_extension)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("bf_registry_to_chunks runs only in ALTER EXTENSION bloomfilter UPDATE")));
+	bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
+	n = bf_spi_ids(psprintf("SELECT id FROM %s WHERE method = 'trigger' AND filter IS NOT NULL "
+							"ORDER BY id FOR UPDATE", cx.ext->registry),
+				   0, NULL, NULL, &ids, NULL);
+	for (uint64 i = 0; i < n; i++)
+	{
+		RegRow		r;
+
+		CHECK_FOR_INTERRUPTS();
+		if (bf_registry_fetch(cx.ext, ids[i], InvalidOid, NULL, true, &r) &&
+			r.filter_raw != NULL && !bf_datum_is_growing(r.filter_raw))
+			bf_registry_set_value(&cx, r.id, (struct varlena *) PG_DETOAST_DATUM(PointerGetDatum(r.filter_raw)),
+								  NULL, 0, NULL, NULL);
+	}
+	bf_spi_end(&cx);
+	PG_RETURN_VOID();
 }
 
 /* ---- SPI ---- */
@@ -336,6 +450,8 @@ bf_registry_delete(BfSpiContext *cx, int64 id)
 				1, types, values, SPI_OK_DELETE);
 	bf_spi_exec(psprintf("DELETE FROM %s WHERE id = $1", cx->ext->registry_attnum),
 				1, types, values, SPI_OK_DELETE);
+	if (cx->ext->att_chunk_bytes)
+		bf_chunks_delete(cx->ext, id);
 	bf_registry_changed(cx->ext);
 }
 
@@ -348,6 +464,39 @@ registry_snapshot(bool latest)
 		return RegisterSnapshot(GetLatestSnapshot());
 	return RegisterSnapshot(ActiveSnapshotSet() ? GetActiveSnapshot() :
 							GetTransactionSnapshot());
+}
+
+static void
+corrupt_row(RegRow *r, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("the registry row of column \"%s\" has %s", NameStr(r->col), what),
+			 errhint("Call bf_rebuild for the column.")));
+}
+
+/* the header of a chunked filter, checked as a value's would be */
+static void
+read_chunked_header(RegRow *r, Datum d, bool isnull)
+{
+	struct varlena *h;
+	const uint8 *p;
+	uint64		nblocks;
+
+	if (isnull)
+		corrupt_row(r, "no header");
+	if (r->chunk_bytes < BLOOM_BLOCK_BYTES || r->chunk_bytes > BF_TRACK_MAX_CHUNK_BYTES ||
+		r->chunk_bytes % BLOOM_BLOCK_BYTES != 0)
+		corrupt_row(r, "a bad chunk size");
+	h = (struct varlena *) PG_DETOAST_DATUM(d);
+	if (VARSIZE_ANY_EXHDR(h) != BLOOM_HEADER_SIZE)
+		corrupt_row(r, "a malformed header");
+	p = (const uint8 *) VARDATA_ANY(h);
+	nblocks = bloom_load_u64(p + 24);
+	/* the header of a value of that many blocks */
+	if (nblocks < 1 || nblocks > BLOOM_MAX_BLOCKS ||
+		bloom_header_read(p, bloom_total_size(nblocks), &r->hdr) != BLOOM_OK)
+		corrupt_row(r, "a malformed header");
 }
 
 /*
@@ -424,6 +573,16 @@ bf_registry_fetch(const BfExt *ext, int64 id, Oid relid, const char *colname,
 			d = heap_getattr(tup, ext->att_changes, desc, &isnull);
 			out->changes_raw = isnull ? NULL :
 				(struct varlena *) DatumGetPointer(datumCopy(d, false, -1));
+		}
+		if (ext->att_chunk_bytes)
+		{
+			d = heap_getattr(tup, ext->att_chunk_bytes, desc, &isnull);
+			out->chunk_bytes = isnull ? 0 : DatumGetInt32(d);
+			d = heap_getattr(tup, ext->att_written, desc, &isnull);
+			out->written = isnull ? 0 : U64FromFullTransactionId(DatumGetFullTransactionId(d));
+			if (out->chunk_bytes != 0)
+				read_chunked_header(out, heap_getattr(tup, ext->att_header, desc, &isnull),
+									isnull);
 		}
 		d = heap_getattr(tup, Anum_bf_registry_filter, desc, &isnull);
 		/* a TOAST pointer or a small in-line value: cheap to copy */

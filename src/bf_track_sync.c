@@ -28,6 +28,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/regproc.h"
@@ -47,7 +48,6 @@ static AttrNumber plans_changes;
 static SPIPlanPtr plan_lock;
 static SPIPlanPtr plan_update;
 static SPIPlanPtr plan_deleted;
-static SPIPlanPtr plan_truncate;
 
 static void
 prepare_plans(const BfExt *ext)
@@ -64,7 +64,6 @@ prepare_plans(const BfExt *ext)
 		SPI_freeplan(plan_lock);
 		SPI_freeplan(plan_update);
 		SPI_freeplan(plan_deleted);
-		SPI_freeplan(plan_truncate);
 		plans_registry = InvalidOid;
 	}
 	plan_lock = bf_spi_keep(psprintf("SELECT filter%s FROM %s WHERE id = $1 FOR UPDATE",
@@ -77,9 +76,6 @@ prepare_plans(const BfExt *ext)
 					   psprintf("UPDATE %s SET filter = $2%s WHERE id = $1",
 								ext->registry, bf_registry_new_value_sql(ext)),
 					   stamps ? 3 : 2, types);
-	plan_truncate = bf_spi_keep(psprintf("UPDATE %s SET filter = $2, deleted_since_rebuild = 0%s "
-								  "WHERE id = $1", ext->registry, bf_registry_new_value_sql(ext)),
-						 2, types);
 	types[1] = INT8OID;
 	plan_deleted = bf_spi_keep(psprintf("UPDATE %s SET deleted_since_rebuild = deleted_since_rebuild + $2 "
 								 "WHERE id = $1", ext->registry),
@@ -138,6 +134,170 @@ may_read_column(RegRow *r)
 		pg_attribute_aclcheck(r->tbl, attnum, userid, ACL_SELECT) == ACLCHECK_OK;
 }
 
+/* a hash of the statement's values, and its place among them */
+typedef struct SeqHash
+{
+	uint64		block;
+	uint64		hash;
+	uint32		seq;
+} SeqHash;
+
+static int
+seqhash_cmp(const void *a, const void *b)
+{
+	const SeqHash *x = a;
+	const SeqHash *y = b;
+
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The hashes[0..n-1] of the statement's values, in the order they came,
+ * put in the order bf_chunks_add takes them: by chunk, and within a chunk
+ * in the order they came.  A few by a sort; many (a bulk load) by
+ * counting how many fall in each chunk, in linear time.
+ */
+static uint64 *
+sort_by_chunk(const RegRow *r, uint64 *hashes, uint32 n)
+{
+	uint64		nblocks = r->hdr.nblocks;
+	uint64		per = r->chunk_bytes / BLOOM_BLOCK_BYTES;
+	uint64		nchunks = (nblocks + per - 1) / per;
+	uint64	   *sorted;
+	uint32	   *start;
+
+	if (n < 256 || (uint64) n * 4 < nchunks)
+	{
+		SeqHash    *sh = palloc(sizeof(SeqHash) * n);
+
+		for (uint32 i = 0; i < n; i++)
+		{
+			sh[i].block = bloom_block_of(hashes[i], nblocks);
+			sh[i].hash = hashes[i];
+			sh[i].seq = i;
+		}
+		qsort(sh, n, sizeof(SeqHash), seqhash_cmp);
+		for (uint32 i = 0; i < n; i++)
+			hashes[i] = sh[i].hash;
+		pfree(sh);
+		return hashes;
+	}
+	sorted = palloc_extended(sizeof(uint64) * n, MCXT_ALLOC_HUGE);
+	start = palloc0(sizeof(uint32) * (nchunks + 1));
+	for (uint32 i = 0; i < n; i++)
+		start[bloom_block_of(hashes[i], nblocks) / per + 1]++;
+	for (uint64 c = 0; c < nchunks; c++)
+		start[c + 1] += start[c];
+	for (uint32 i = 0; i < n; i++)
+		sorted[start[bloom_block_of(hashes[i], nblocks) / per]++] = hashes[i];
+	pfree(start);
+	pfree(hashes);
+	return sorted;
+}
+
+/*
+ * The first values ever added to a chunked filter set its family, in the
+ * header that the registry row holds: under that row's lock, against its
+ * latest header (another writer may have set it meanwhile).
+ */
+static void
+set_chunked_family(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r,
+				   BfTransitionScan *scan, Tuplestorestate *ts, TupleDesc desc,
+				   AttrNumber attnum, BfTypeInfo *ti)
+{
+	Oid			types[2] = {INT8OID, BYTEAOID};
+	Datum		values[2];
+	bool		isnull;
+	bytea	   *header;
+	BloomHeader hdr;
+
+	bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
+	values[0] = Int64GetDatum(r->id);
+	bf_spi_exec(psprintf("SELECT header FROM %s WHERE id = $1 FOR UPDATE", cx->ext->registry),
+				1, types, values, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("the filter of column \"%s\" was untracked during the write",
+						NameStr(r->col)),
+				 errhint("Retry the transaction.")));
+	header = DatumGetByteaPCopy(SPI_getbinval(SPI_tuptable->vals[0],
+											  SPI_tuptable->tupdesc, 1, &isnull));
+	if (isnull || VARSIZE_ANY_EXHDR(header) != BLOOM_HEADER_SIZE)
+		elog(ERROR, "chunked filter %lld has no header", (long long) r->id);
+	hdr = r->hdr;
+	hdr.family = ((uint8 *) VARDATA_ANY(header))[8];
+	hdr.flags = ((uint8 *) VARDATA_ANY(header))[9];
+	hdr.detail = bloom_load_u32((uint8 *) VARDATA_ANY(header) + 12);
+	if (hdr.family == BF_FAMILY_NONE)
+	{
+		bf_transition_begin(scan, ts, desc);
+		while (bf_transition_next(scan))
+		{
+			Datum		v = slot_getattr(scan->slot, attnum, &isnull);
+
+			if (isnull)
+				continue;
+			bf_prepare_value(ti, v);
+			bf_check_family(&hdr, (uint8 *) VARDATA_ANY(header), ti, true);
+		}
+		bf_transition_end(scan);
+		values[1] = PointerGetDatum(header);
+		bf_spi_exec(psprintf("UPDATE %s SET header = $2, written = pg_catalog.pg_current_xact_id() "
+							 "WHERE id = $1", cx->ext->registry),
+					2, types, values, SPI_OK_UPDATE);
+	}
+	bf_spi_end(cx);
+	r->hdr.family = hdr.family;
+	r->hdr.flags = hdr.flags;
+	r->hdr.detail = hdr.detail;
+}
+
+/*
+ * A chunked filter: hash the values, sort them by block, and OR them into
+ * the chunks they fall in (bf_track_chunks.c).
+ */
+static void
+sync_chunked(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
+			 RegRow *r, Tuplestorestate *ts, AttrNumber attnum, BfTypeInfo *ti,
+			 bool reader)
+{
+	TupleDesc	desc = RelationGetDescr(td->tg_relation);
+	int64		ntuples = tuplestore_tuple_count(ts);
+	uint64	   *hashes = palloc_extended(sizeof(uint64) * Max(ntuples, 1), MCXT_ALLOC_HUGE);
+	BloomHeader hdr = r->hdr;
+	bool		family_set = false;
+	BfTransitionScan scan;
+	uint32		n = 0;
+	bool		isnull;
+
+	bf_transition_begin(&scan, ts, desc);
+	while (bf_transition_next(&scan))
+	{
+		Datum		v = slot_getattr(scan.slot, attnum, &isnull);
+
+		CHECK_FOR_INTERRUPTS();
+		if (isnull)
+			continue;
+		bf_prepare_value(ti, v);
+		/* a mismatched family errors out here, before anything is written */
+		if (hdr.family == BF_FAMILY_NONE)
+			family_set = true;
+		else if (hdr.family != ti->family || hdr.detail != ti->detail)
+			bf_check_family(&hdr, NULL, ti, false);
+		hashes[n++] = bf_hash_datum(ti, v, hdr.seed);
+	}
+	bf_transition_end(&scan);
+	if (n == 0)
+		return;
+	if (family_set)
+		set_chunked_family(fcinfo, cx, r, &scan, ts, desc, attnum, ti);
+	hashes = sort_by_chunk(r, hashes, n);
+	bf_chunks_add(bf_ext(fcinfo->flinfo->fn_oid, false), r, hashes, (int) n, !reader);
+}
+
 static void
 sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 			  RegRow *r, Tuplestorestate *ts)
@@ -166,6 +326,11 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 				 errhint("Call bf_untrack for the column, or bf_track it again.")));
 	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
 	bf_typeinfo_init(&ti, typid, collid, CurrentMemoryContext);
+	if (r->chunk_bytes > 0)
+	{
+		sync_chunked(fcinfo, td, cx, r, ts, attnum, &ti, reader);
+		return;
+	}
 
 	/*
 	 * Cheap path: every value already in the latest committed filter (e.g.
@@ -202,7 +367,20 @@ sync_new_rows(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 	values[1] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	if (isnull)
 	{
+		RegRow		now;
+		const BfExt *ext;
+
+		/*
+		 * No value: none to keep, or stored in chunks since we looked (an
+		 * ALTER EXTENSION UPDATE committed while we waited for the lock).
+		 */
 		bf_spi_end(cx);
+		AcceptInvalidationMessages();
+		ext = bf_ext(fcinfo->flinfo->fn_oid, false);
+		if (ext->att_chunk_bytes &&
+			bf_registry_fetch(ext, r->id, InvalidOid, NULL, true, &now) &&
+			now.chunk_bytes > 0)
+			sync_chunked(fcinfo, td, cx, &now, ts, attnum, &ti, reader);
 		return;
 	}
 	f = bf_detoast_copy(values[1]);
@@ -248,20 +426,20 @@ static void
 clear_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id)
 {
 	Datum		values[2];
-	bool		isnull;
+	RegRow		r;
+	struct varlena *vl;
 
 	bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
 	prepare_plans(cx->ext);
 	values[0] = Int64GetDatum(id);
 	run_plan(plan_lock, values, NULL, SPI_OK_SELECT);
-	if (SPI_processed > 0)
+	if (SPI_processed > 0 && bf_registry_fetch(cx->ext, id, InvalidOid, NULL, true, &r) &&
+		(vl = bf_registry_value(cx->ext, &r, GetActiveSnapshot())) != NULL)
 	{
-		values[1] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-		if (!isnull)
-		{
-			values[1] = PointerGetDatum(bf_filter_clear(values[1]));
-			run_plan(plan_truncate, values, NULL, SPI_OK_UPDATE);
-		}
+		/* the table is locked against writers: no chunk changes meanwhile */
+		values[1] = PointerGetDatum(bf_filter_clear(PointerGetDatum(vl)));
+		bf_registry_set_value(cx, id, (struct varlena *) DatumGetPointer(values[1]),
+							  ", deleted_since_rebuild = 0", 0, NULL, NULL);
 	}
 	bf_spi_end(cx);
 }
@@ -337,7 +515,8 @@ bf_track_sync(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 					 errmsg("bf_track_sync needs REFERENCING NEW TABLE")));
-		if (r.filter_raw != NULL && tuplestore_tuple_count(td->tg_newtable) > 0)
+		if ((r.filter_raw != NULL || r.chunk_bytes > 0) &&
+			tuplestore_tuple_count(td->tg_newtable) > 0)
 			sync_new_rows(fcinfo, td, &cx, &r, td->tg_newtable);
 	}
 	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))

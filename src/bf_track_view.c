@@ -15,7 +15,10 @@
 #include "catalog/pg_class.h"
 #include "funcapi.h"
 #include "utils/fmgrprotos.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
 
 /*
  * bf_live_rows(tbl): the live rows of a tracked tree (the table, or its
@@ -69,21 +72,19 @@ bf_track_index(PG_FUNCTION_ARGS)
 }
 
 /*
- * bf_track_stats(filter): the estimated cardinality, the fill and the
- * estimated false-positive rate of a tracked filter, as bf_info computes
- * them (a growing filter's summed over its layers).
+ * The estimated cardinality, the fill and the estimated false-positive
+ * rate of a tracked filter, as bf_info computes them (a growing filter's
+ * summed over its layers), then its bytes if the result has a 4th column.
  */
-PG_FUNCTION_INFO_V1(bf_track_stats);
-Datum
-bf_track_stats(PG_FUNCTION_ARGS)
+static Datum
+stats_row(FunctionCallInfo fcinfo, BfFilter f)
 {
-	BfFilter	f = bf_fetch_any(PG_GETARG_DATUM(0));
 	double		nbits = (double) f.hdr.nblocks * BLOOM_BLOCK_BITS;
 	uint64		bits_set;
 	double		fpr;
 	TupleDesc	tupdesc;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -103,6 +104,44 @@ bf_track_stats(PG_FUNCTION_ARGS)
 		values[1] = Float8GetDatum((double) bits_set / nbits);
 		values[2] = Float8GetDatum(fpr);
 	}
+	values[3] = Int64GetDatum((int64) VARSIZE_ANY_EXHDR(f.vl));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
 													  values, nulls)));
+}
+
+/* bf_track_stats(filter): the estimates of a filter value (1.0's helper) */
+PG_FUNCTION_INFO_V1(bf_track_stats);
+Datum
+bf_track_stats(PG_FUNCTION_ARGS)
+{
+	return stats_row(fcinfo, bf_fetch_any(PG_GETARG_DATUM(0)));
+}
+
+/*
+ * bf_track_stats(id): the estimates and bytes of the filter of registry
+ * row id, whichever way it is stored; NULL for a row that is not there,
+ * is tracked by an index, or whose column the user may not read (the
+ * same answer, so that nothing is learnt of others' rows).
+ */
+PG_FUNCTION_INFO_V1(bf_track_stats_of);
+Datum
+bf_track_stats_of(PG_FUNCTION_ARGS)
+{
+	const BfExt *ext = bf_ext(fcinfo->flinfo->fn_oid, false);
+	RegRow		r;
+	AttrNumber	attnum;
+	struct varlena *vl;
+
+	if (!bf_registry_fetch(ext, PG_GETARG_INT64(0), InvalidOid, NULL, false, &r) ||
+		r.use_index)
+		PG_RETURN_NULL();
+	attnum = get_attnum(r.tbl, NameStr(r.col));
+	if (pg_class_aclcheck(r.tbl, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+		(attnum <= 0 ||
+		 pg_attribute_aclcheck(r.tbl, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK))
+		PG_RETURN_NULL();
+	vl = bf_registry_value(ext, &r, GetActiveSnapshot());
+	if (vl == NULL)
+		PG_RETURN_NULL();
+	return stats_row(fcinfo, bf_fetch_any(PointerGetDatum(vl)));
 }

@@ -170,6 +170,7 @@ due_columns(MemoryContext mcxt, char **nsp)
 	{
 		pgstat_report_activity(STATE_RUNNING, "bloomfilter: looking for drifted filters");
 		drop_leftovers(*nsp);
+		/* a trigger filter stored in chunks (filter NULL) is a plain one */
 		if (SPI_execute(psprintf("SELECT t.method OPERATOR(pg_catalog.=) 'index', "
 								 "(SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' "
 								 "OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname) "
@@ -180,7 +181,7 @@ due_columns(MemoryContext mcxt, char **nsp)
 								 "FROM %s.bf_tracked t JOIN %s.bf_registry r USING (tbl, col), "
 								 "pg_catalog.pg_class c "
 								 "WHERE t.rebuild_due AND NOT t.stale AND c.oid OPERATOR(pg_catalog.=) t.tbl "
-								 "AND (t.method OPERATOR(pg_catalog.=) 'index' OR "
+								 "AND (t.method OPERATOR(pg_catalog.=) 'index' OR r.filter IS NULL OR "
 								 "(SELECT i.layout FROM %s.bf_info(r.filter) i) "
 								 "OPERATOR(pg_catalog.<>) 'growing')",
 								 *nsp, *nsp, *nsp, *nsp), true, 0) == SPI_OK_SELECT)

@@ -133,20 +133,33 @@ SELECT bf_contains((SELECT f FROM fc_temp), 1500);
 SELECT bf_contains((SELECT f FROM fc_temp), 1500);
 SELECT entries, hits, misses FROM fc_stats();
 
--- tracked filters (method 'trigger') are read through the same cache: the
--- registry row's version names the value, so a warm lookup reads nothing
+-- a plain tracked filter (method 'trigger') is kept in chunks: a lookup
+-- reads the key's chunk, never the cache
+SELECT bf_filter_cache_reset();
+CREATE TABLE fc_chunked (k int);
+INSERT INTO fc_chunked SELECT generate_series(1, 1000);
+SELECT bf_track('fc_chunked', 'k', 100000, 0.01, method => 'trigger');
+SELECT bf_might_contain('fc_chunked', 'k', 5), bf_might_contain('fc_chunked', 'k', 5000);
+SELECT entries, hits, misses FROM fc_stats();
+SELECT bf_untrack('fc_chunked', 'k');
+DROP TABLE fc_chunked;
+-- a growing one (no capacity) is one value, read through the same cache:
+-- the registry row's version names the value, so a warm lookup reads
+-- nothing
 SELECT bf_filter_cache_reset();
 CREATE TABLE fc_tracked (k int);
 ALTER TABLE fc_tracked SET (autovacuum_enabled = off);
-INSERT INTO fc_tracked SELECT generate_series(1, 1000);
-SELECT bf_track('fc_tracked', 'k', 100000, 0.01, method => 'trigger');
+INSERT INTO fc_tracked SELECT generate_series(1, 50000);
+SELECT bf_track('fc_tracked', 'k', NULL, 0.01, method => 'trigger');
+SELECT (bf_info(bf_tracked_filter('fc_tracked', 'k'))).layout;
+SELECT bf_filter_cache_reset();
 SELECT bf_might_contain('fc_tracked', 'k', 5);
-SELECT bf_might_contain('fc_tracked', 'k', 5000);
+SELECT bf_might_contain('fc_tracked', 'k', 100001);
 SELECT bf_might_contain('fc_tracked', 'k', 999);
 SELECT * FROM fc_stats();
 -- a write gives the filter a new value: the new key is found at once
-INSERT INTO fc_tracked VALUES (5000);
-SELECT bf_might_contain('fc_tracked', 'k', 5000);
+INSERT INTO fc_tracked VALUES (100001);
+SELECT bf_might_contain('fc_tracked', 'k', 100001);
 SELECT entries, hits, misses FROM fc_stats();
 -- one bound for stored values and tracked filters alike: room for one
 -- filter, the least recently used goes
@@ -159,7 +172,7 @@ SELECT entries, misses, evictions FROM fc_stats();
 -- the filter once for its statement, nothing is kept after it
 SET bloomfilter.filter_cache_size = '100kB';
 SELECT bf_filter_cache_reset();
-SELECT bf_might_contain('fc_tracked', 'k', 1), bf_might_contain('fc_tracked', 'k', 5000),
+SELECT bf_might_contain('fc_tracked', 'k', 1), bf_might_contain('fc_tracked', 'k', 100001),
 	   bf_might_contain('fc_tracked', 'k', 0);
 SELECT count(*) FILTER (WHERE bf_might_contain('fc_tracked', 'k', g)) AS found
 FROM generate_series(1, 1000) g;

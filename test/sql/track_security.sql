@@ -79,6 +79,52 @@ WHERE relation = 'bf_registry'::regclass AND pid = pg_backend_pid();
 ROLLBACK;
 RESET ROLE;
 
+-- the same for a filter kept in chunks (a capacity: not growing): the
+-- writer who cannot read the column writes the key's chunk whether or not
+-- the key was there, the owner only when it was not
+SET ROLE regress_bf_owner;
+CREATE TABLE sec_chunked (v int);
+INSERT INTO sec_chunked VALUES (42);
+SELECT bf_track('sec_chunked', 'v', 1000, method => 'trigger');
+GRANT INSERT ON sec_chunked TO regress_bf_other;
+RESET ROLE;
+SELECT id AS chunked_id FROM bf_registry WHERE tbl = 'sec_chunked'::regclass \gset
+CREATE FUNCTION sec_chunks_written() RETURNS bigint LANGUAGE sql AS
+$$ SELECT count(*) FROM bf_registry_chunk WHERE written = pg_current_xact_id() $$;
+BEGIN;
+SET LOCAL ROLE regress_bf_other;
+INSERT INTO sec_chunked VALUES (42);
+RESET ROLE;
+SELECT sec_chunks_written() AS other_present_writes;
+ROLLBACK;
+BEGIN;
+SET LOCAL ROLE regress_bf_other;
+INSERT INTO sec_chunked VALUES (4242);
+RESET ROLE;
+SELECT sec_chunks_written() AS other_absent_writes;
+ROLLBACK;
+BEGIN;
+SET LOCAL ROLE regress_bf_owner;
+INSERT INTO sec_chunked VALUES (42);
+RESET ROLE;
+SELECT sec_chunks_written() AS owner_present_writes;
+ROLLBACK;
+-- the chunks, as the registry, are no one's to read but the registry's
+-- owner; bf_track_stats(id) answers NULL where the column may not be read
+SET ROLE regress_bf_other;
+SELECT count(*) FROM bf_registry_chunk;
+SELECT bf_track_stats(:secret_id) IS NULL AS hidden_growing,
+       bf_track_stats(:chunked_id) IS NULL AS hidden_chunked;
+SELECT count(*) AS visible FROM generate_series(1, 50) g WHERE bf_track_stats(g) IS NOT NULL;
+RESET ROLE;
+GRANT SELECT (v) ON sec_chunked TO regress_bf_other;
+SET ROLE regress_bf_other;
+SELECT bytes, estimated_cardinality > 0 AS counted FROM bf_track_stats(:chunked_id);
+SELECT tbl, bytes FROM bf_tracked;
+RESET ROLE;
+DROP FUNCTION sec_chunks_written();
+DROP TABLE sec_chunked;
+
 -- ---- bf_track creates the index with the caller's rights
 SET allow_in_place_tablespaces = true;
 CREATE TABLESPACE regress_bf_space LOCATION '';

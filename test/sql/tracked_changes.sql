@@ -2,8 +2,9 @@
 -- bf_tracked_changes: patches that take a copy of bf_tracked_filter(tbl,
 -- col) from its state at a position to its state now.  Every patched
 -- copy is compared with a fresh bf_tracked_filter.  For the trigger
--- method the positions are versions of the registry row, and each write
--- records which 8 KiB chunks of the value it changed.
+-- method the filter is kept in chunks of 128 bytes of bits, each row
+-- naming the transaction that last wrote it, and a position is the xmin
+-- of the snapshot a patch was made from.
 --
 SET client_min_messages = warning;
 \i test/sql/include/change_client.sql
@@ -23,7 +24,7 @@ LANGUAGE sql AS $$
 	SELECT full_refresh, runs, sent, copy = bf_tracked_filter(tbl, col)::bytea FROM tcc_client $$;
 RESET client_min_messages;
 
--- capacity 100 000 at 1 %: 117 KiB of bits, so 15 chunks of 8 192 bytes
+-- capacity 100 000 at 1 %: 124 032 bytes of bits, so 969 chunks of 128 bytes
 CREATE TABLE tcc (k bigint, note text);
 INSERT INTO tcc SELECT g, 'n' FROM generate_series(1, 2000) g;
 SELECT bf_track('tcc', 'k', 100000, 0.01, method => 'trigger');
@@ -55,11 +56,11 @@ DELETE FROM tcc WHERE k = 5;
 INSERT INTO tcc VALUES (7, 'again');
 SELECT tcc_refresh('tcc', 'k');
 SELECT * FROM tcc_check('tcc', 'k');
--- an older position (three writes back) gets the chunks of the writes
--- since, a newer one nothing
+-- an older position (six transactions back: the writes of 300002 and
+-- after) gets the chunks of the writes since, a newer one nothing
 SELECT a.full_refresh, bfc_le(a.patch, 16, 4) >= 2 AS older_gets_runs,
 	   bfc_le(b.patch, 16, 4)::int AS newer_runs
-FROM bf_tracked_changes('tcc', 'k', (SELECT lsn FROM tcc_client) - 3) a,
+FROM bf_tracked_changes('tcc', 'k', (SELECT lsn FROM tcc_client) - 6) a,
 	 bf_tracked_changes('tcc', 'k', (SELECT lsn FROM tcc_client)) b;
 -- a key this transaction added is in the patch it reads
 BEGIN;
@@ -68,7 +69,9 @@ SELECT tcc_refresh('tcc', 'k');
 SELECT full_refresh, same FROM tcc_check('tcc', 'k');
 SELECT bf_contains(copy::bloomfilter, 400001::bigint) FROM tcc_client;
 COMMIT;
--- a rolled-back write is not seen, and its version is never sent
+-- a rolled-back write is not seen, and its chunk is never sent (the
+-- chunk of 400001 is sent again: the position read inside that
+-- transaction was below its id)
 BEGIN;
 INSERT INTO tcc VALUES (500001, 'n');
 ROLLBACK;

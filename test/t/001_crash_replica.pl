@@ -19,12 +19,10 @@
 use strict;
 use warnings FATAL => 'all';
 
-use IPC::Run;
 use FindBin;
 use lib $FindBin::RealBin;
 use BfServer;
 use Time::HiRes qw(sleep);
-use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
@@ -32,30 +30,8 @@ my $seconds = $ENV{BF_CRASH_SECONDS} || 4;
 my $clients = 4;
 my $tmp = PostgreSQL::Test::Utils::tempdir;
 
-# the non-empty lines of a client's output (a missing file has none)
-sub lines_of
-{
-	my ($file) = @_;
-	return () unless -e $file;
-	return grep { $_ ne '' } split /\n/, slurp_file($file);
-}
 
-my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 1);
-# room for the clients; few checkpoints besides the one the test asks for,
-# but WAL bounded (the bulk loaders write gigabytes on a fast machine, and
-# the version matrix runs this in a root of limited size); no log line per
-# statement (hundreds of thousands of INSERTs)
-$primary->append_conf(
-	'postgresql.conf', q{
-shared_buffers = 16MB
-max_connections = 20
-max_prepared_transactions = 4
-checkpoint_timeout = 30min
-max_wal_size = 256MB
-log_statement = none
-});
-$primary->start;
+my $primary = crash_primary("max_prepared_transactions = 4\n");
 
 $primary->safe_psql(
 	'postgres', q{
@@ -67,47 +43,22 @@ CREATE INDEX t_nk ON t USING bloomfilter (n, k) WITH (capacity = 4000000);
 CREATE INDEX t_g ON t USING bloomfilter (k) WITH (capacity = 2000, growth = 2);
 });
 
-# the replica, streaming through a slot reserved before its base backup (the
-# primary keeps the WAL it has not received, however much recovery writes)
-$primary->safe_psql('postgres',
-	"SELECT pg_create_physical_replication_slot('bf_crash_standby', true)");
-$primary->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->append_conf('postgresql.conf',
-	"primary_slot_name = 'bf_crash_standby'");
-$standby->start;
+my $standby = crash_standby($primary);
 
 # the clients: one psql each running a script; a printed line = committed
-my @psql = (
-	'psql', '-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1',
-	'-d', $primary->connstr('postgres'));
 my @workers;
-
-sub start_client
-{
-	my ($name, $count, $statements) = @_;
-	open(my $script, '>', "$tmp/$name.sql") or die "$tmp/$name.sql: $!";
-	print $script $statements->($_) for 1 .. $count;
-	close $script;
-	push @workers,
-	  IPC::Run::start([ @psql, '-f', "$tmp/$name.sql" ],
-		'>', "$tmp/$name.out", '2>', "$tmp/$name.err");
-	return;
-}
-
 # single-row inserts, one transaction each
 for my $c (1 .. $clients)
 {
-	start_client("committed.$c", 200000,
+	push @workers, start_client($primary, $tmp, "committed.$c", 200000,
 		sub { "INSERT INTO t VALUES ('c$c-$_[0]', $_[0]) RETURNING k || '|' || n;\n" }
 	);
 }
 # bulk loaders: a batch per transaction, its number printed once committed
 for my $size (20000, 300000)
 {
-	start_client(
-		"batches.$size", 1000,
+	push @workers, start_client(
+		$primary, $tmp, "batches.$size", 1000,
 		sub {
 			"INSERT INTO t SELECT 'b$size-$_[0]-' || g, g FROM generate_series(1, $size) g;\n"
 			  . "SELECT '$size|$_[0]';\n";

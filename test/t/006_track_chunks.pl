@@ -1,0 +1,168 @@
+# The trigger method's chunked filters under concurrent writers: no
+# deadlock, no lost bit, and a crash with a streaming replica.
+#
+# First, 8 pgbench clients insert batches of 10 random keys (each batch one
+# statement, so that its sync trigger locks several chunks) into a table
+# whose filter has 10 chunks, where every batch collides with the others:
+# no transaction may fail (a deadlock between the sync triggers would be
+# one), and every key must be found.
+#
+# Then the crash: clients insert single rows (each its own transaction)
+# and batches of 2 000 rows into a trigger-tracked table (capacity 200 000:
+# chunks shared by many writers), a CHECKPOINT happens mid-stream, and the
+# postmaster is killed with SIGKILL.  After crash recovery every key whose
+# INSERT had committed (psql printed it) must be found by bf_might_contain
+# on the primary and, after catch-up, on the replica, whose filter must be
+# byte-identical to the primary's.
+#
+# BF_CRASH_SECONDS: how long the clients run before the crash (4).
+use strict;
+use warnings FATAL => 'all';
+
+use IPC::Run;
+use FindBin;
+use lib $FindBin::RealBin;
+use BfServer;
+use Time::HiRes qw(sleep);
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $tmp = PostgreSQL::Test::Utils::tempdir;
+my $seconds = $ENV{BF_CRASH_SECONDS} || 4;
+my $clients = 4;
+
+
+my $primary = crash_primary("deadlock_timeout = 100ms\n");
+
+# ---- 8 writers, a filter of 10 chunks
+$primary->safe_psql(
+	'postgres', q{
+CREATE EXTENSION bloomfilter;
+CREATE TABLE w (k bigint NOT NULL);
+INSERT INTO w VALUES (0);
+SELECT bf_track('w', 'k', 1000, 0.01, method => 'trigger');
+});
+my $nchunks = $primary->safe_psql(
+	'postgres', q{
+SELECT count(*) FROM bf_registry_chunk c JOIN bf_registry r USING (id)
+WHERE r.tbl = 'w'::regclass});
+is($nchunks, 10, 'the filter of capacity 1 000 has 10 chunks');
+open(my $script, '>', "$tmp/batch.sql") or die "$tmp/batch.sql: $!";
+print $script
+  "INSERT INTO w SELECT (random() * 1e15)::bigint FROM generate_series(1, 10);\n";
+close $script;
+my ($out, $err) = ('', '');
+my $ok = IPC::Run::run(
+	[
+		'pgbench', '-n', '-c', '8', '-j', '8', '-T', '3', '-f', "$tmp/batch.sql",
+		'-d', $primary->connstr('postgres')
+	],
+	'>', \$out, '2>', \$err);
+ok($ok, 'pgbench with 8 writers ends without error') or diag($err);
+my ($done) = $out =~ /number of transactions actually processed: (\d+)/;
+note "8 writers: $done batches of 10 keys";
+cmp_ok($done // 0, '>', 100, 'more than 100 batches written');
+my ($failed) = $out =~ /number of failed transactions: (\d+)/;
+is($failed // 0, 0, 'no transaction failed (no deadlock between sync triggers)');
+ok(!$primary->log_contains(qr/deadlock detected/), 'no deadlock in the log');
+is( $primary->safe_psql(
+		'postgres', q{SELECT count(*) FROM w WHERE NOT bf_might_contain('w', 'k', k)}),
+	0,
+	'every key of the 8 writers is found');
+is( $primary->safe_psql(
+		'postgres', q{
+SELECT substring(bf_tracked_filter('w', 'k')::bytea FROM 65) =
+       substring(bf_add_all(bf_create(1000, 0.01, (bf_info(bf_tracked_filter('w', 'k'))).seed),
+                            ARRAY(SELECT k FROM w))::bytea FROM 65)}),
+	't',
+	'the chunks hold exactly the bits of the keys written');
+
+# ---- the crash
+$primary->safe_psql(
+	'postgres', q{
+CREATE TABLE t (k text NOT NULL);
+INSERT INTO t SELECT 'pre' || g FROM generate_series(1, 1000) g;
+SELECT bf_track('t', 'k', 200000, 0.01, method => 'trigger');
+});
+my $standby = crash_standby($primary);
+
+my @workers;
+for my $c (1 .. $clients)
+{
+	push @workers, start_client($primary, $tmp, "committed.$c", 200000,
+		sub { "INSERT INTO t VALUES ('c$c-$_[0]') RETURNING k;\n" });
+}
+push @workers, start_client(
+	$primary, $tmp, 'batches', 100000,
+	sub {
+		"INSERT INTO t SELECT 'b$_[0]-' || g FROM generate_series(1, 2000) g;\n"
+		  . "SELECT 'b$_[0]';\n";
+	});
+
+sleep($seconds / 2);
+$primary->safe_psql('postgres', 'CHECKPOINT');
+sleep($seconds / 2);
+
+my @children = server_children($primary);
+$primary->kill9;
+$_->finish for @workers;
+
+my @committed = map { lines_of("$tmp/committed.$_.out") } 1 .. $clients;
+my @batches = lines_of("$tmp/batches.out");
+note "killed the postmaster with "
+  . scalar(@committed)
+  . " committed inserts and "
+  . scalar(@batches)
+  . " committed batches";
+cmp_ok(scalar(@committed), '>', 100,
+	'more than 100 single-row inserts committed before the crash');
+cmp_ok(scalar(@batches), '>', 1, 'more than one batch committed before the crash');
+
+for (1 .. 100)
+{
+	last unless grep { kill 0, $_ } @children;
+	sleep(0.2);
+}
+unlink($primary->data_dir . '/postmaster.pid');
+ok($primary->start(fail_ok => 1), 'the primary restarts after SIGKILL')
+  or BAIL_OUT('the primary did not restart');
+
+append_to_file("$tmp/keys", join('', map { "$_\n" } @committed));
+append_to_file("$tmp/batches", join('', map { "$_\n" } @batches));
+my ($miss, $miss_row, $total, $miss_batch) = split ' ',
+  $primary->safe_psql(
+	'postgres', qq{
+CREATE TEMP TABLE keys (k text);
+\\copy keys FROM '$tmp/keys'
+CREATE TEMP TABLE batches (b text);
+\\copy batches FROM '$tmp/batches'
+SELECT count(*) FILTER (WHERE NOT bf_might_contain('t', 'k', k)) || ' ' ||
+       (SELECT count(*) FROM keys LEFT JOIN t USING (k) WHERE t.k IS NULL) || ' ' ||
+       count(*) || ' ' ||
+       (SELECT count(*) FROM batches, generate_series(1, 2000) g
+        WHERE NOT bf_might_contain('t', 'k', b || '-' || g))
+FROM keys;
+});
+is($total, scalar(@committed), 'every committed key loaded for the check');
+is($miss_row, 0, 'primary: no committed row lost');
+is($miss, 0, 'primary: every committed single-row key in the filter');
+is($miss_batch, 0, 'primary: every key of the committed batches in the filter');
+
+$primary->safe_psql('postgres', 'CHECKPOINT');
+my $target = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
+ok( $standby->poll_query_until(
+		'postgres', "SELECT pg_last_wal_replay_lsn() >= '$target'::pg_lsn"),
+	'the replica catches up with the recovered primary');
+my $rows = q{
+SELECT count(*) FILTER (WHERE NOT bf_might_contain('t', 'k', k)) || ' ' || count(*) FROM t};
+my ($p_miss, $p_total) = split ' ', $primary->safe_psql('postgres', $rows);
+my ($s_miss, $s_total) = split ' ', $standby->safe_psql('postgres', $rows);
+is($s_total, $p_total, 'the replica has as many rows of t as the primary');
+is($p_miss, 0, 'primary: every row of t in the filter');
+is($s_miss, 0, 'replica: every row of t in the filter');
+my $md5 = q{SELECT md5(bf_tracked_filter('t', 'k')::bytea)};
+is( $standby->safe_psql('postgres', $md5),
+	$primary->safe_psql('postgres', $md5),
+	"the replica's filter is byte-identical to the primary's");
+
+done_testing();
