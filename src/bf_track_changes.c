@@ -2,12 +2,13 @@
  *
  * bf_track_changes.c
  *	  Change sets of filters kept by the trigger method: which parts of a
- *	  tracked filter each write changed (the registry's "changes" column),
- *	  and the patch bf_tracked_changes sends a client holding a copy.
+ *	  tracked filter each write changed, and the patch bf_tracked_changes
+ *	  sends a client holding a copy.
  *
- * The trigger method rewrites the whole value at every write, and
- * PostgreSQL keeps no history of which bytes changed, so each write says
- * so itself.  The registry row's version (bigint, from a sequence) changes
+ * A chunked filter's rows say which transaction last wrote them
+ * (bf_chunks_patch, at the end).  A growing filter is one value, which
+ * the trigger rewrites whole at every write, and PostgreSQL keeps no
+ * history of which bytes changed, so each write says so itself.  The registry row's version (bigint, from a sequence) changes
  * with every write of the filter; "changes" holds little-endian int64s:
  * first the base, the oldest version from which the stamps are complete,
  * then one stamp per BF_CHANGE_CHUNK bytes of the value: the version of the

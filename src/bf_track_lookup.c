@@ -14,8 +14,9 @@
  * lookup scans no catalog and, for method 'index', not the registry.
  * Privileges are checked again for each statement and user.  Method
  * 'trigger' reads the registry row with the statement's snapshot (the
- * filter a statement sees must be that of its snapshot), and the filter
- * itself from the backend's filter cache.
+ * filter a statement sees must be that of its snapshot), then the chunk
+ * row that holds the key (bf_track_chunks.c), or a growing filter's value
+ * from the backend's filter cache.
  *
  *-------------------------------------------------------------------------
  */

@@ -3,9 +3,10 @@
  * bf_track_sync.c
  *	  bf_track_sync, the statement-level AFTER trigger bf_track installs
  *	  for method 'trigger': hashes the tracked column of every row of the
- *	  transition table and writes the stored filter once per statement
- *	  (INSERT, UPDATE), counts deleted rows (DELETE), clears the filter
- *	  (TRUNCATE).
+ *	  transition table and writes the filter once per statement (INSERT,
+ *	  UPDATE): the chunks whose bits change (bf_track_chunks.c), or a
+ *	  growing filter's whole value; counts deleted rows (DELETE), clears
+ *	  the filter (TRUNCATE).
  *
  * It is executable by PUBLIC (CREATE TRIGGER needs EXECUTE on it, also in
  * a restore by a table's owner), so it checks where it may act.
