@@ -15,6 +15,10 @@
 # on the primary and, after catch-up, on the replica, whose filter must be
 # byte-identical to the primary's.
 #
+# Last, a crash in the middle of an online rebuild (bf_rebuild
+# concurrently, waiting to swap its filter in): after recovery the filter
+# is the one from before, not stale, with one row per chunk and no orphan.
+#
 # BF_CRASH_SECONDS: how long the clients run before the crash (4).
 use strict;
 use warnings FATAL => 'all';
@@ -164,5 +168,55 @@ my $md5 = q{SELECT md5(bf_tracked_filter('t', 'k')::bytea)};
 is( $standby->safe_psql('postgres', $md5),
 	$primary->safe_psql('postgres', $md5),
 	"the replica's filter is byte-identical to the primary's");
+
+# a crash in the middle of an online rebuild (bf_rebuild concurrently): it
+# has read the table and waits to swap its filter in for a writer in
+# flight; the server is killed.  After recovery the filter answers for
+# every row, is not stale, and its chunks are the live filter's, none
+# left over from the rebuild.
+my @one = ('psql', '-X', '-q', '-At', '-d', $primary->connstr('postgres'));
+my $before = $primary->safe_psql('postgres', $md5);
+my $writer = IPC::Run::start(
+	[ @one, '-c', 'BEGIN', '-c', "INSERT INTO t VALUES ('in flight')", '-c', 'SELECT pg_sleep(600)' ],
+	'>', "$tmp/writer.out", '2>', "$tmp/writer.err");
+$primary->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'");
+my $rebuild = IPC::Run::start(
+	[ @one, '-c', "SELECT bf_rebuild('t', 'k', concurrently => true)" ],
+	'>', "$tmp/rebuild.out", '2>', "$tmp/rebuild.err");
+ok( $primary->poll_query_until(
+		'postgres', q{
+SELECT count(*) > 0 FROM pg_stat_activity
+WHERE query LIKE 'SELECT bf_rebuild%' AND wait_event_type = 'Lock'}),
+	'an online rebuild waits to swap its filter in');
+@children = server_children($primary);
+$primary->kill9;
+kill 'KILL', @children;
+$writer->kill_kill;
+$rebuild->kill_kill;
+for (1 .. 100)
+{
+	last unless grep { -e "/proc/$_" } @children;
+	sleep(0.1);
+}
+unlink($primary->data_dir . '/postmaster.pid');
+$primary->start;
+is( $primary->safe_psql(
+		'postgres', q{SELECT count(*) FROM t WHERE NOT bf_might_contain('t', 'k', k)}),
+	'0', 'after a crash mid-rebuild: every row found');
+is( $primary->safe_psql(
+		'postgres', q{
+SELECT stale, (SELECT count(*) FROM bf_registry_chunk c JOIN bf_registry r USING (id)
+               WHERE r.tbl = 't'::regclass) = (octet_length(bf_tracked_filter('t', 'k')::bytea) - 64 + 127) / 128,
+       (SELECT count(*) FROM bf_registry_chunk c WHERE NOT EXISTS (SELECT FROM bf_registry r WHERE r.id = c.id))
+FROM bf_tracked WHERE tbl = 't'::regclass}),
+	'f|t|0',
+	'after a crash mid-rebuild: not stale, one row per chunk, no orphan');
+is($primary->safe_psql('postgres', $md5),
+	$before, 'the filter is as it was before the rebuild and the write in flight');
+$primary->safe_psql('postgres', "SELECT bf_rebuild('t', 'k', concurrently => true)");
+is( $primary->safe_psql(
+		'postgres', q{SELECT count(*) FROM t WHERE NOT bf_might_contain('t', 'k', k)}),
+	'0', 'and a rebuild after it completes');
 
 done_testing();
