@@ -183,6 +183,7 @@ extern void bf_chunks_replace(const BfExt *ext, int64 id, const struct varlena *
 extern void bf_chunks_add(const BfExt *ext, const RegRow *r, const uint64 *hashes,
 						  int n, bool force);
 extern void bf_chunks_or(const BfExt *ext, const RegRow *r, const struct varlena *src);
+extern uint64 bf_chunks_header_written(const RegRow *r);
 extern uint64 bf_chunks_snapshot_xid(Snapshot snap);
 extern uint64 bf_chunks_position(Snapshot snap);
 extern bool bf_chunks_position_xid(uint64 pos, uint64 *xid);

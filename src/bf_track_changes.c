@@ -191,7 +191,8 @@ bf_chunks_patch(const BfExt *ext, const RegRow *r, Snapshot snap, bool since_nul
 	BfPatch		pb;
 	bool		any = false;
 
-	*full = since_null || !bf_chunks_position_xid(since, &xid) || r->written >= xid;
+	*full = since_null || !bf_chunks_position_xid(since, &xid) ||
+		bf_chunks_header_written(r) >= xid;
 	*next = bf_chunks_position(snap);
 	vl = bf_chunks_assemble(ext, r, snap, xid, changed);
 	value = (const uint8 *) VARDATA(vl);

@@ -124,6 +124,19 @@ typedef struct ChunkWriter
 	IndexInfo  *ii;
 } ChunkWriter;
 
+/*
+ * A "written" as this cluster reads it: the id of a transaction of another
+ * cluster (a restore of pg_dump's copy), above any this one has given out,
+ * is older than every position this database has given out, so it reads
+ * as 0 (written before).  Once this cluster's ids pass it, it reads as a
+ * recent write: a chunk sent again, never one missed.
+ */
+static uint64
+written_here(uint64 written, uint64 next)
+{
+	return written > next ? 0 : written;
+}
+
 /* the chunk number of a chunk row */
 static int32
 chunk_number(HeapTuple tup, const ChunkWriter *w)
@@ -223,6 +236,7 @@ bf_chunks_assemble(const BfExt *ext, const RegRow *r, Snapshot snap,
 	uint8	   *bits = (uint8 *) VARDATA(vl) + BLOOM_HEADER_SIZE;
 	uint32		n = chunk_count(r);
 	uint32		seen = 0;
+	uint64		next = U64FromFullTransactionId(ReadNextFullTransactionId());
 	BloomHeader hdr = r->hdr;
 	Relation	rel;
 	Relation	idx;
@@ -246,7 +260,7 @@ bf_chunks_assemble(const BfExt *ext, const RegRow *r, Snapshot snap,
 			hdr.inserted = hdr.inserted > (uint64) (INT64_MAX - row.inserted) ?
 				(uint64) INT64_MAX : hdr.inserted + (uint64) row.inserted;
 		if (changed)
-			changed[row.chunk] = row.written >= since;
+			changed[row.chunk] = written_here(row.written, next) >= since;
 		seen++;
 	}
 	systable_endscan_ordered(scan);
@@ -583,6 +597,13 @@ bf_chunks_or(const BfExt *ext, const RegRow *r, const struct varlena *src)
 			merge_chunk(&w, c, &ch, false, cid);
 	}
 	writer_close(&w);
+}
+
+/* the full id of the last writer of r's header, as this cluster reads it */
+uint64
+bf_chunks_header_written(const RegRow *r)
+{
+	return written_here(r->written, U64FromFullTransactionId(ReadNextFullTransactionId()));
 }
 
 /* ---- positions of change sets ---- */

@@ -114,17 +114,7 @@ ok( $node->poll_query_until(
 		'postgres',
 		"SELECT count(*) > 0 FROM pg_class WHERE relname LIKE 'drifted_k_bf_ccnew%'"),
 	'an online rebuild under way');
-# the whole server at once: the postmaster and every backend
-my @children = server_children($node);
-$node->kill9;
-kill 'KILL', @children;
-$writer->kill_kill;
-$rebuild->kill_kill;
-for (1 .. 100)
-{
-	last unless grep { -e "/proc/$_" } @children;
-	select(undef, undef, undef, 0.1);
-}
+crash_server($node, $writer, $rebuild);
 $node->start;
 is( $node->safe_psql(
 		'postgres',

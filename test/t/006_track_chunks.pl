@@ -28,6 +28,7 @@ use FindBin;
 use lib $FindBin::RealBin;
 use BfServer;
 use Time::HiRes qw(sleep);
+use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
@@ -189,17 +190,7 @@ ok( $primary->poll_query_until(
 SELECT count(*) > 0 FROM pg_stat_activity
 WHERE query LIKE 'SELECT bf_rebuild%' AND wait_event_type = 'Lock'}),
 	'an online rebuild waits to swap its filter in');
-@children = server_children($primary);
-$primary->kill9;
-kill 'KILL', @children;
-$writer->kill_kill;
-$rebuild->kill_kill;
-for (1 .. 100)
-{
-	last unless grep { -e "/proc/$_" } @children;
-	sleep(0.1);
-}
-unlink($primary->data_dir . '/postmaster.pid');
+crash_server($primary, $writer, $rebuild);
 $primary->start;
 is( $primary->safe_psql(
 		'postgres', q{SELECT count(*) FROM t WHERE NOT bf_might_contain('t', 'k', k)}),
@@ -218,5 +209,48 @@ $primary->safe_psql('postgres', "SELECT bf_rebuild('t', 'k', concurrently => tru
 is( $primary->safe_psql(
 		'postgres', q{SELECT count(*) FROM t WHERE NOT bf_might_contain('t', 'k', k)}),
 	'0', 'and a rebuild after it completes');
+
+# a dump restored into another cluster, whose transaction ids are still
+# below the ones the chunks were written with: change sets from positions
+# the new cluster gave out are patches, not whole values
+$primary->safe_psql('postgres', 'CREATE DATABASE small');
+$primary->safe_psql(
+	'small', q{
+CREATE EXTENSION bloomfilter;
+CREATE TABLE s (k int);
+INSERT INTO s SELECT generate_series(1, 500);
+SELECT bf_track('s', 'k', 10000, method => 'trigger');
+INSERT INTO s VALUES (501);
+});
+my $other = PostgreSQL::Test::Cluster->new('other');
+$other->init;
+$other->start;
+cmp_ok(
+	$other->safe_psql('postgres', 'SELECT pg_current_xact_id()::text::bigint'),
+	'<',
+	$primary->safe_psql('small', "SELECT max(written::text::bigint) FROM bf_registry_chunk"),
+	'the new cluster is at lower transaction ids than the chunks were written at');
+$other->safe_psql('postgres', 'CREATE DATABASE small');
+my $dump = "$tmp/small.dump";
+$primary->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $primary->connstr('small') ],
+	'pg_dump of a database with a chunked filter');
+$other->command_ok([ 'pg_restore', '--exit-on-error', '-d', $other->connstr('small'), $dump ],
+	'restored into another cluster');
+is( $other->safe_psql(
+		'small', q{
+CREATE TABLE pos AS SELECT next_lsn FROM bf_tracked_changes('s', 'k', NULL);
+SELECT c.full_refresh FROM pos, bf_tracked_changes('s', 'k', pos.next_lsn) c;
+}),
+	'f',
+	'a position of the new cluster gets a patch, not the whole value');
+is( $other->safe_psql(
+		'small', q{
+INSERT INTO s VALUES (502);
+SELECT c.full_refresh, length(c.patch) BETWEEN 24 + 16 + 64 + 128 AND 24 + 32 + 64 + 128
+FROM pos, bf_tracked_changes('s', 'k', pos.next_lsn) c;
+}),
+	'f|t',
+	'a write after the restore is in the next patch: the header and one chunk');
+$other->stop;
 
 done_testing();

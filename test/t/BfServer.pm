@@ -11,7 +11,7 @@ use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
-our @EXPORT = qw(crash_primary crash_standby server_children start_client lines_of);
+our @EXPORT = qw(crash_primary crash_standby crash_server server_children start_client lines_of);
 
 # A started primary for a crash test, with settings $extra added: room for
 # the clients; few checkpoints besides those the test asks for, but WAL
@@ -73,6 +73,26 @@ sub server_children
 	}
 	closedir $proc;
 	return @children;
+}
+
+# Kill the whole server at once, the postmaster and every backend, and
+# the client harnesses given; wait until its processes are gone, so that
+# $node->start recovers it.
+sub crash_server
+{
+	my ($node, @harnesses) = @_;
+	my @children = server_children($node);
+
+	$node->kill9;
+	kill 'KILL', @children;
+	$_->kill_kill for @harnesses;
+	for (1 .. 100)
+	{
+		last unless grep { -e "/proc/$_" } @children;
+		select(undef, undef, undef, 0.1);
+	}
+	unlink($node->data_dir . '/postmaster.pid');
+	return;
 }
 
 # Start a psql on $node running $count statements made by $statements
