@@ -213,6 +213,18 @@ SELECT bf_might_contain('tp', 'k', 1600);
 TRUNCATE tp;
 SELECT bf_might_contain('tp', 'k', 1600);
 DROP TABLE tp, tp3;
+-- an empty tracked tree gets its first values, and so its family, from a
+-- partition attached with rows
+CREATE TABLE tq (k bigint) PARTITION BY RANGE (k);
+SELECT bf_track('tq', 'k', 1000, method => 'trigger');
+CREATE TABLE tq1 (k bigint);
+INSERT INTO tq1 VALUES (5), (6);
+ALTER TABLE tq ATTACH PARTITION tq1 FOR VALUES FROM (0) TO (100);
+SELECT k, bf_might_contain('tq', 'k', k) FROM tq ORDER BY k;
+SELECT (bf_info(bf_tracked_filter('tq', 'k'))).element_type;
+INSERT INTO tq VALUES (7);
+SELECT count(*) AS false_negatives FROM tq WHERE NOT bf_might_contain('tq', 'k', k);
+DROP TABLE tq;
 
 -- ---- privileges
 CREATE ROLE regress_bf_track_user;
