@@ -30,7 +30,10 @@
  * planner's estimate, which also covers never-analyzed tables), at least
  * BF_DEFAULT_MIN_CAPACITY, reduced if needed to the largest filter.  With
  * growth, the metapage is version 2 and layers its one layer: sized for
- * capacity at the first layer's share of the rate (FORMAT.md section 9).
+ * capacity at the first layer's share of the rate (FORMAT.md section 9),
+ * or, when the table already holds more than half that many rows, for
+ * twice its rows by the same rule: a REINDEX of an index that grew many
+ * layers compacts it into one.
  */
 static void
 bf_build_meta(Relation heap, Relation index, BfIndexMeta *meta, BfIndexLayers *layers)
@@ -46,21 +49,25 @@ bf_build_meta(Relation heap, Relation index, BfIndexMeta *meta, BfIndexLayers *l
 	int			ncols;
 
 	ncols = bf_key_columns(index, cols, CurrentMemoryContext);
-	if (capacity <= 0)
+	/* (an empty table is estimated at ten pages: no rows to size for) */
+	if (capacity <= 0 ||
+		(growth > 0 && heap && RelationGetNumberOfBlocks(heap) > 0))
 	{
 		BlockNumber pages = 0;
 		double		tuples = 0;
 		double		allvisfrac = 0;
 		double		want;
+		/* the least it may be: what the reloption asked for */
+		double		least = capacity > 0 ? (double) capacity : (double) BF_DEFAULT_MIN_CAPACITY;
 
 		if (heap)
 			table_relation_estimate_size(heap, NULL, &pages, &tuples, &allvisfrac);
-		want = Max(BF_DEFAULT_GROWTH * tuples, (double) BF_DEFAULT_MIN_CAPACITY);
+		want = Max(BF_DEFAULT_GROWTH * tuples, least);
 		want = Min(want, (double) INT_MAX);
-		while (want > BF_DEFAULT_MIN_CAPACITY &&
+		while (want > least &&
 			   (!bloom_size_for(want, layer_fpr, &nblocks, &nhashes) ||
 				nblocks > BLOOM_MAX_BLOCKS))
-			want *= 0.9;
+			want = Max(want * 0.9, least);
 		capacity = (int64) ceil(want);
 	}
 	bf_size_or_error(capacity, layer_fpr, &nblocks, &nhashes);

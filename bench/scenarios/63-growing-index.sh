@@ -105,4 +105,11 @@ row "absent-key lookups per second, one per statement, growing / right-sized" "$
 	"pgbench -M prepared -c 1, ${SECS}s, 2 interleaved rounds, best of each: $pg vs $pr statements/s (SELECT bf_index_contains(idx, random absent bigint))"
 
 rm -rf "$work"
+# REINDEX compacts the grown index: one layer sized for twice the rows
+t_reindex="$(BENCH_REPS=1 time_ms "REINDEX INDEX gix_grow_bf")"
+read -r c_pages c_layers <<<"$(q "SELECT pg_relation_size('gix_grow_bf') / 8192, (SELECT count(*) FROM bf_index_layers('gix_grow_bf'))" | tr '|' ' ')"
+c_missed="$(q "SELECT count(*) FROM gix_grow WHERE NOT bf_index_contains('gix_grow_bf', id)")"
+row "growing index after REINDEX: pages / right-sized index pages" "$(ratio "$c_pages" "$p_right")" "(info)" \
+	"REINDEX INDEX of the grown index ($t_reindex ms): $c_layers layer(s), $c_pages pages against $p_right for capacity $(fmt_int "$K") and $p_grow before; its first layer sized for twice the table's rows at 0.9 of the rate, so there is room for as many keys again before the next layer; keys missed: $c_missed"
+
 q "DROP TABLE gix_grow, gix_right" >/dev/null

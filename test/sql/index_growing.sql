@@ -88,17 +88,25 @@ BEGIN
 END $$;
 SELECT count(*) >= 3 AS grew, bool_and(target_fpr < 0.01) FROM bf_layers(bf_index_filter('igu_k'));
 
--- REINDEX lays the table's keys out in layers again; a growing index stays one
+-- REINDEX compacts the grown index: its first layer sized for twice the
+-- table's estimated rows (60 000 keys), so they fit in one layer again (the
+-- count estimated from its bits); it stays a growing index, with capacity
+-- 1 000 left for a build on an empty table
 REINDEX INDEX ig_email;
-SELECT count(*) AS layers, sum(inserted) BETWEEN 59000 AND 60000 AS keys FROM bf_layers(bf_index_filter('ig_email'));
+SELECT count(*) AS layers, sum(inserted) BETWEEN 58000 AND 62000 AS keys,
+	   min(capacity) >= 60000 AS room FROM bf_layers(bf_index_filter('ig_email'));
+SELECT (SELECT reloptions FROM pg_class WHERE oid = 'ig_email'::regclass),
+	   (bf_info(bf_index_filter('ig_email'))).layout;
 SELECT count(*) FILTER (WHERE NOT bf_index_contains('ig_email', 'user' || g || '@example.com')) AS missed
 FROM generate_series(1, 60000) g;
 
--- bf_index_layers: the layers, as bf_layers of the index's value; one
+-- bf_index_layers: the layers, as bf_layers of the index's value (of the
+-- index that grew by single-row inserts, and of the compacted one); one
 -- for an index that does not grow
-SELECT layer, capacity, target_fpr, inserted > 0 AS holds_keys FROM bf_index_layers('ig_email');
-SELECT (SELECT array_agg(l ORDER BY layer) FROM bf_index_layers('ig_email') l) =
-	   (SELECT array_agg(l ORDER BY layer) FROM bf_layers(bf_index_filter('ig_email')) l) AS same_as_value;
+SELECT layer, capacity, target_fpr, inserted > 0 AS holds_keys FROM bf_index_layers('igu_k');
+SELECT (SELECT array_agg(l ORDER BY layer) FROM bf_index_layers(i) l) =
+	   (SELECT array_agg(l ORDER BY layer) FROM bf_layers(bf_index_filter(i)) l) AS same_as_value
+FROM (VALUES ('igu_k'::regclass), ('ig_email')) v(i);
 CREATE TABLE igf (k int);
 CREATE INDEX igf_k ON igf USING bloomfilter (k) WITH (capacity = 1000);
 SELECT layer, nbits, nhashes, capacity, target_fpr, inserted FROM bf_index_layers('igf_k');
