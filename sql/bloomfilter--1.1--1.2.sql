@@ -286,13 +286,21 @@ CREATE FUNCTION bf_track_stats(id bigint, OUT estimated_cardinality float8,
 COMMENT ON FUNCTION bf_track_stats(bigint) IS
 	'the estimates and bytes of the tracked filter of registry row id (NULL where the column may not be read)';
 
+-- how many layers the filter of a leaf index has (1 if it does not grow),
+-- from its metapage; rights as for bf_index_info
+CREATE FUNCTION bf_index_layer_count(index regclass) RETURNS int
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_index_layer_count(regclass) IS
+	'the number of layers of the filter of a bloomfilter index (1 if it does not grow)';
+
 -- bf_tracked: the bytes of an index-tracked column of a table of Citus's
 -- are its shards' (the coordinator's index is an empty shell), and three
 -- new columns say how far the filter has drifted from the table: its live
 -- rows, the rate a filter rebuilt at the tracked size would have for them,
 -- and whether a rebuild is due (the rate is over twice the target, and a
 -- rebuild would bring it back: the excess is keys that are gone, not keys
--- past the capacity).  The rest is as in 1.1, bf_index_info answering for
+-- past the capacity; or a growing index of a local table has 4 layers or
+-- more, which a REINDEX compacts into one).  The rest is as in 1.1, bf_index_info answering for
 -- a table of Citus's from its shards.
 CREATE OR REPLACE VIEW bf_tracked WITH (security_barrier) AS
 	SELECT r.tbl, r.col, r.method, r.capacity, r.fpr AS target_fpr,
@@ -309,8 +317,8 @@ CREATE OR REPLACE VIEW bf_tracked WITH (security_barrier) AS
 		   r.stale AS stale_reason,
 		   d.live_rows,
 		   d.rebuilt_fpr,
-		   COALESCE(s.estimated_fpr, i.estimated_fpr) > 2 * r.fpr AND d.rebuilt_fpr <= r.fpr
-			 AS rebuild_due
+		   (COALESCE(s.estimated_fpr, i.estimated_fpr) > 2 * r.fpr AND d.rebuilt_fpr <= r.fpr)
+			 OR COALESCE(i.layers >= 4, false) AS rebuild_due
 	FROM bf_registry r
 		 CROSS JOIN LATERAL (
 			SELECT l.rows AS live_rows,
@@ -322,7 +330,9 @@ CREATE OR REPLACE VIEW bf_tracked WITH (security_barrier) AS
 				   pg_catalog.sum(x.fill * x.nbits) / pg_catalog.sum(x.nbits) AS fill_ratio,
 				   pg_catalog.max(x.estimated_fpr) AS estimated_fpr,
 				   pg_catalog.bool_or(x.saturated) AS saturated,
-				   pg_catalog.sum(bf_index_size(p.relid))::bigint AS bytes
+				   pg_catalog.sum(bf_index_size(p.relid))::bigint AS bytes,
+				   pg_catalog.max(CASE WHEN d.live_rows IS NOT NULL
+								  THEN bf_index_layer_count(p.relid) END) AS layers
 			FROM (SELECT t.relid FROM pg_catalog.pg_partition_tree(bf_track_index(r.tbl, r.col)) t
 				  WHERE t.isleaf
 				  UNION ALL

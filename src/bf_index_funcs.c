@@ -2,7 +2,8 @@
  *
  * bf_index_funcs.c
  *	  SQL-callable functions reading a bloomfilter index (bf_index_am.c):
- *	  bf_index_contains, bf_index_filter, bf_index_layers and bf_index_info.
+ *	  bf_index_contains, bf_index_filter, bf_index_layers, bf_index_info
+ *	  and bf_index_layer_count.
  *
  * They require SELECT on every column the index reads (bf_index_access.c):
  * the filter reveals which keys are present.  Only a complete index
@@ -237,6 +238,23 @@ bf_index_layers(PG_FUNCTION_ARGS)
 {
 	return bf_layers_rows(fcinfo, PointerGetDatum(bf_index_value(PG_GETARG_OID(0),
 																	"bf_index_layers")));
+}
+
+/*
+ * bf_index_layer_count(regclass): how many layers the filter of a leaf
+ * index has (1 for an index that does not grow), from its metapage alone;
+ * rights checked as for bf_index_info.  The bf_tracked view's rebuild_due
+ * uses it: a REINDEX compacts a grown index into one layer.
+ */
+PG_FUNCTION_INFO_V1(bf_index_layer_count);
+Datum
+bf_index_layer_count(PG_FUNCTION_ARGS)
+{
+	BfIndexState st;
+	Relation	index = bf_index_open_checked(PG_GETARG_OID(0), &st, "bf_index_layer_count");
+
+	index_close(index, NoLock);
+	PG_RETURN_INT32((int32) Max(st.layers.nlayers, 1));
 }
 
 PG_FUNCTION_INFO_V1(bf_index_size);

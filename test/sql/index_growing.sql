@@ -88,6 +88,9 @@ BEGIN
 END $$;
 SELECT count(*) >= 3 AS grew, bool_and(target_fpr < 0.01) FROM bf_layers(bf_index_filter('igu_k'));
 
+-- tracked, the grown index is due for a rebuild (4 layers or more)
+SELECT bf_track('ig', 'email');
+SELECT bf_index_layer_count('ig_email') AS layers, rebuild_due FROM bf_tracked WHERE tbl = 'ig'::regclass;
 -- REINDEX compacts the grown index: its first layer sized for twice the
 -- table's estimated rows (60 000 keys), so they fit in one layer again (the
 -- count estimated from its bits); it stays a growing index, with capacity
@@ -97,6 +100,8 @@ SELECT count(*) AS layers, sum(inserted) BETWEEN 58000 AND 62000 AS keys,
 	   min(capacity) >= 60000 AS room FROM bf_layers(bf_index_filter('ig_email'));
 SELECT (SELECT reloptions FROM pg_class WHERE oid = 'ig_email'::regclass),
 	   (bf_info(bf_index_filter('ig_email'))).layout;
+SELECT bf_index_layer_count('ig_email') AS layers, rebuild_due FROM bf_tracked WHERE tbl = 'ig'::regclass;
+SELECT bf_untrack('ig', 'email');
 SELECT count(*) FILTER (WHERE NOT bf_index_contains('ig_email', 'user' || g || '@example.com')) AS missed
 FROM generate_series(1, 60000) g;
 

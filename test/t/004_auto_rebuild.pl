@@ -50,11 +50,16 @@ DELETE FROM drifted WHERE k > 1000;
 INSERT INTO drifted SELECT g FROM generate_series(100001, 109000) g;
 DELETE FROM by_trigger WHERE k > 1000;
 INSERT INTO by_trigger SELECT g FROM generate_series(100001, 109000) g;
+CREATE TABLE grown (k int);
+CREATE INDEX grown_k ON grown USING bloomfilter (k) WITH (capacity = 1000, growth = 2);
+INSERT INTO grown SELECT g FROM generate_series(1, 30000) g;
+SELECT bf_track('grown', 'k');
 SELECT pg_stat_force_next_flush();
 });
 
 my $due = q{SELECT string_agg(tbl::text, ',' ORDER BY tbl::text) FROM bf_tracked WHERE rebuild_due};
-is($node->safe_psql('postgres', $due), 'by_trigger,drifted', 'two filters drifted');
+is($node->safe_psql('postgres', $due), 'by_trigger,drifted,grown',
+	'two filters drifted, a growing index grew many layers');
 my $relfile = q{SELECT pg_relation_filenode(bf_track_index('drifted', 'k'))};
 my $before = $node->safe_psql('postgres', $relfile);
 sleep 3;
@@ -93,6 +98,14 @@ is( $node->safe_psql(
 	'concurrently, back near its rate, every key found');
 ok( $node->log_contains(qr/bloomfilter: rebuilding the filter of by_trigger\.k online/),
 	'the worker says so');
+ok( $node->poll_query_until(
+		'postgres', "SELECT bf_index_layer_count('grown_k') = 1"),
+	'the grown index is compacted into one layer');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT count(*) FROM grown WHERE NOT bf_might_contain('grown', 'k', k)"),
+	'0',
+	'every key of the compacted index found');
 is($node->safe_psql('postgres', $due), '', 'nothing left due');
 ok( $node->log_contains(qr/bloomfilter: rebuilding index public\.drifted_k_bf online/),
 	'the worker says what it rebuilt');
