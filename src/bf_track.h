@@ -155,6 +155,7 @@ extern uint64 bf_spi_ids(const char *sql, int nargs, Oid *types, Datum *values,
 						 int64 **ids, Oid **rels);
 extern void bf_registry_mark_stale(BfSpiContext *cx, int64 id, const char *why);
 extern void bf_registry_delete(BfSpiContext *cx, int64 id);
+extern void bf_registry_write_header(BfSpiContext *cx, int64 id, const BloomHeader *hdr);
 extern void bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
 								  const char *extra, int nextra, Oid *xtypes,
 								  Datum *xvalues);
@@ -177,6 +178,7 @@ extern bool bf_chunks_test(const BfExt *ext, const RegRow *r, BfTypeInfo *ti,
 						   Datum value, Snapshot snap);
 extern struct varlena *bf_chunks_assemble(const BfExt *ext, const RegRow *r,
 										  Snapshot snap, uint64 since, bool *changed);
+extern struct varlena *bf_chunks_empty(const RegRow *r);
 extern void bf_chunks_delete(const BfExt *ext, int64 id);
 extern void bf_chunks_replace(const BfExt *ext, int64 id, const struct varlena *vl,
 							  int32 chunk_bytes);

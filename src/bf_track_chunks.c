@@ -271,6 +271,23 @@ bf_chunks_assemble(const BfExt *ext, const RegRow *r, Snapshot snap,
 	return vl;
 }
 
+/*
+ * An empty plain value with the header of r's filter (its count 0): what
+ * a reading of rows into a filter of the same size starts from.
+ */
+struct varlena *
+bf_chunks_empty(const RegRow *r)
+{
+	Size		total = bloom_total_size(r->hdr.nblocks);
+	struct varlena *vl = palloc_extended(VARHDRSZ + total, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	BloomHeader hdr = r->hdr;
+
+	SET_VARSIZE(vl, VARHDRSZ + total);
+	hdr.inserted = 0;
+	bloom_header_write((uint8 *) VARDATA(vl), &hdr);
+	return vl;
+}
+
 /* ---- writing ---- */
 
 static void

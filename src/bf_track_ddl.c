@@ -279,28 +279,13 @@ add_partition_chunked(BfSpiContext *cx, RegRow *now, Oid part)
 {
 	BfFilter	f;
 
-	f.vl = palloc0(VARHDRSZ + bloom_total_size(now->hdr.nblocks));
-	SET_VARSIZE(f.vl, VARHDRSZ + bloom_total_size(now->hdr.nblocks));
-	f.hdr = now->hdr;
-	f.hdr.inserted = 0;
-	bloom_header_write(BF_PAYLOAD(f.vl), &f.hdr);
+	f.vl = bf_chunks_empty(now);
+	bf_read_header(f.vl, &f.hdr);
 	bf_fill_from_rel(&f, part, NameStr(now->col), true, "bf_track");
 	if (now->hdr.family == BF_FAMILY_NONE && f.hdr.family != BF_FAMILY_NONE)
 	{
-		Oid			types[2] = {INT8OID, BYTEAOID};
-		Datum		values[2];
-		bytea	   *header = palloc(VARHDRSZ + BLOOM_HEADER_SIZE);
-
-		now->hdr.family = f.hdr.family;
-		now->hdr.detail = f.hdr.detail;
-		now->hdr.flags = f.hdr.flags;
-		SET_VARSIZE(header, VARHDRSZ + BLOOM_HEADER_SIZE);
-		bloom_header_write((uint8 *) VARDATA(header), &now->hdr);
-		values[0] = Int64GetDatum(now->id);
-		values[1] = PointerGetDatum(header);
-		bf_spi_exec(psprintf("UPDATE %s SET header = $2, written = pg_catalog.pg_current_xact_id() "
-							 "WHERE id = $1", cx->ext->registry),
-					2, types, values, SPI_OK_UPDATE);
+		bloom_adopt_family(&now->hdr, &f.hdr);
+		bf_registry_write_header(cx, now->id, &now->hdr);
 	}
 	bf_chunks_or(cx->ext, now, f.vl);
 }

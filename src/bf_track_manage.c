@@ -681,9 +681,10 @@ rebuild_filter_concurrently(BfSpiContext *cx, RegRow *before, Oid relid,
 				 errhint("Call bf_rebuild without concurrently.")));
 	snap = RegisterSnapshot(GetLatestSnapshot());
 	start = bf_chunks_snapshot_xid(snap);
-	live.vl = bf_registry_value(cx->ext, before, snap);
 	UnregisterSnapshot(snap);
-	f.vl = bf_filter_clear(PointerGetDatum(live.vl));
+	/* an empty filter of the live one's size and family */
+	f.vl = before->chunk_bytes > 0 ? bf_chunks_empty(before) :
+		bf_filter_clear(PointerGetDatum(before->filter_raw));
 	bf_read_header(f.vl, &f.hdr);
 	bf_fill_from_rel(&f, relid, NameStr(*DatumGetName(colname)), only, "bf_rebuild");
 

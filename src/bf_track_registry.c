@@ -193,6 +193,36 @@ bf_registry_new_value_sql(const BfExt *ext)
 	return ext->att_version ? ", version = DEFAULT" : "";
 }
 
+/* a 64-byte filter header as the bytea of the registry's "header" column */
+static bytea *
+header_bytea(const uint8 *header)
+{
+	bytea	   *b = palloc(VARHDRSZ + BLOOM_HEADER_SIZE);
+
+	SET_VARSIZE(b, VARHDRSZ + BLOOM_HEADER_SIZE);
+	memcpy(VARDATA(b), header, BLOOM_HEADER_SIZE);
+	return b;
+}
+
+/*
+ * Write the header of the chunked filter of row id (its family, set by the
+ * first values added); the caller holds the row's lock, as its owner.
+ */
+void
+bf_registry_write_header(BfSpiContext *cx, int64 id, const BloomHeader *hdr)
+{
+	Oid			types[2] = {INT8OID, BYTEAOID};
+	Datum		values[2];
+	uint8		buf[BLOOM_HEADER_SIZE];
+
+	bloom_header_write(buf, hdr);
+	values[0] = Int64GetDatum(id);
+	values[1] = PointerGetDatum(header_bytea(buf));
+	bf_spi_exec(psprintf("UPDATE %s SET header = $2, written = pg_catalog.pg_current_xact_id() "
+						 "WHERE id = $1", cx->ext->registry),
+				2, types, values, SPI_OK_UPDATE);
+}
+
 /*
  * Write a whole new filter value vl for registry row id, with extra SET
  * items (", a = $4, ..." over xtypes / xvalues, which are $4 on).  A plain
@@ -216,11 +246,7 @@ bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
 	values[1] = PointerGetDatum(vl);
 	if (chunked)
 	{
-		bytea	   *header = palloc(VARHDRSZ + BLOOM_HEADER_SIZE);
-
-		SET_VARSIZE(header, VARHDRSZ + BLOOM_HEADER_SIZE);
-		memcpy(VARDATA(header), VARDATA_ANY(vl), BLOOM_HEADER_SIZE);
-		values[2] = PointerGetDatum(header);
+		values[2] = PointerGetDatum(header_bytea((const uint8 *) VARDATA_ANY(vl)));
 		nulls[1] = 'n';
 	}
 	else

@@ -208,31 +208,25 @@ set_chunked_family(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r,
 				   BfTransitionScan *scan, Tuplestorestate *ts, TupleDesc desc,
 				   AttrNumber attnum, BfTypeInfo *ti)
 {
-	Oid			types[2] = {INT8OID, BYTEAOID};
-	Datum		values[2];
+	Oid			types[1] = {INT8OID};
+	Datum		values[1];
 	bool		isnull;
-	bytea	   *header;
-	BloomHeader hdr;
+	RegRow		now;
+	uint8		scratch[BLOOM_HEADER_SIZE];
 
 	bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
 	values[0] = Int64GetDatum(r->id);
-	bf_spi_exec(psprintf("SELECT header FROM %s WHERE id = $1 FOR UPDATE", cx->ext->registry),
+	bf_spi_exec(psprintf("SELECT 1 FROM %s WHERE id = $1 FOR UPDATE", cx->ext->registry),
 				1, types, values, SPI_OK_SELECT);
-	if (SPI_processed == 0)
+	if (SPI_processed == 0 ||
+		!bf_registry_fetch(cx->ext, r->id, InvalidOid, NULL, true, &now) ||
+		now.chunk_bytes != r->chunk_bytes)
 		ereport(ERROR,
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-				 errmsg("the filter of column \"%s\" was untracked during the write",
+				 errmsg("the filter of column \"%s\" was untracked or replaced during the write",
 						NameStr(r->col)),
 				 errhint("Retry the transaction.")));
-	header = DatumGetByteaPCopy(SPI_getbinval(SPI_tuptable->vals[0],
-											  SPI_tuptable->tupdesc, 1, &isnull));
-	if (isnull || VARSIZE_ANY_EXHDR(header) != BLOOM_HEADER_SIZE)
-		elog(ERROR, "chunked filter %lld has no header", (long long) r->id);
-	hdr = r->hdr;
-	hdr.family = ((uint8 *) VARDATA_ANY(header))[8];
-	hdr.flags = ((uint8 *) VARDATA_ANY(header))[9];
-	hdr.detail = bloom_load_u32((uint8 *) VARDATA_ANY(header) + 12);
-	if (hdr.family == BF_FAMILY_NONE)
+	if (now.hdr.family == BF_FAMILY_NONE)
 	{
 		bf_transition_begin(scan, ts, desc);
 		while (bf_transition_next(scan))
@@ -242,18 +236,13 @@ set_chunked_family(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r,
 			if (isnull)
 				continue;
 			bf_prepare_value(ti, v);
-			bf_check_family(&hdr, (uint8 *) VARDATA_ANY(header), ti, true);
+			bf_check_family(&now.hdr, scratch, ti, true);
 		}
 		bf_transition_end(scan);
-		values[1] = PointerGetDatum(header);
-		bf_spi_exec(psprintf("UPDATE %s SET header = $2, written = pg_catalog.pg_current_xact_id() "
-							 "WHERE id = $1", cx->ext->registry),
-					2, types, values, SPI_OK_UPDATE);
+		bf_registry_write_header(cx, r->id, &now.hdr);
 	}
 	bf_spi_end(cx);
-	r->hdr.family = hdr.family;
-	r->hdr.flags = hdr.flags;
-	r->hdr.detail = hdr.detail;
+	bloom_adopt_family(&r->hdr, &now.hdr);
 }
 
 /*
