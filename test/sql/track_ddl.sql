@@ -88,6 +88,22 @@ SELECT bf_untrack('dd_typed', 'b');
 DROP TABLE dd_typed;
 DROP TYPE dd_row;
 
+-- ---- a filter kept in chunks (a capacity: not growing) is rebuilt for a
+-- new column type into chunks again
+CREATE TABLE dd_chunked (a int);
+INSERT INTO dd_chunked SELECT generate_series(1, 50);
+SELECT bf_track('dd_chunked', 'a', 1000, method => 'trigger');
+ALTER TABLE dd_chunked ALTER COLUMN a TYPE numeric;
+SELECT count(*) FILTER (WHERE NOT bf_might_contain('dd_chunked', 'a', a)) AS false_negatives,
+	   (SELECT chunk_bytes FROM bf_registry WHERE tbl = 'dd_chunked'::regclass),
+	   (SELECT stale FROM bf_tracked WHERE tbl = 'dd_chunked'::regclass),
+	   (SELECT (bf_info(bf_tracked_filter('dd_chunked', 'a'))).element_type)
+FROM dd_chunked;
+INSERT INTO dd_chunked VALUES (51.5);
+SELECT bf_might_contain('dd_chunked', 'a', 51.5);
+SELECT bf_untrack('dd_chunked', 'a');
+DROP TABLE dd_chunked;
+
 -- ---- a column whose type changed without the event trigger seeing it
 CREATE TABLE dd_quiet (a int);
 INSERT INTO dd_quiet SELECT generate_series(1, 20);
