@@ -18,14 +18,16 @@ OBJS_VALUE = src/bloom_core.o src/bloom_text.o src/bf_hash.o src/bf_value.o \
 
 # sliding-window and growing filters
 OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
-	src/bf_window_ops.o src/bf_window_agg.o src/bloom_grow.o src/bf_grow.o src/bf_grow_io.o
+	src/bf_window_ops.o src/bf_window_agg.o src/bloom_grow.o src/bf_grow.o src/bf_grow_io.o \
+	src/bf_grow_union.o
 
 # the index access method and the functions reading an index
 OBJS_INDEX = src/bf_index_am.o src/bf_index_meta.o src/bf_index_layers.o \
 	src/bf_index_page.o src/bf_index_build.o src/bf_index_insert.o \
 	src/bf_index_pending.o src/bf_index_scan.o src/bf_index_vacuum.o \
 	src/bf_index_access.o src/bf_index_lookup.o src/bf_index_funcs.o src/bf_index_changes.o \
-	src/bf_index_dist.o src/bf_index_dist_info.o
+	src/bf_index_dist.o src/bf_index_dist_shards.o src/bf_index_dist_info.o \
+	src/bf_index_dist_filter.o
 
 # tracked filters: registry, management, lookups, the sync trigger, DDL
 # upkeep; and bf_sync_into, the trigger helper for users' own tables
@@ -42,7 +44,7 @@ DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1
 # pg_regress suites, in order (setup creates the extension)
 REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates filter_cache
 
-REGRESS_WINDOW = window growing
+REGRESS_WINDOW = window growing union
 
 REGRESS_INDEX = index index_security index_batch index_plan index_changes index_growing
 

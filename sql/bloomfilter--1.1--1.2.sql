@@ -356,3 +356,43 @@ CREATE FUNCTION bf_rebuild(tbl regclass, col name, capacity bigint DEFAULT NULL,
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 COMMENT ON FUNCTION bf_rebuild(regclass, name, bigint, float8, boolean) IS
 	'rebuild the filter of tbl.col from its current rows and swap it in (concurrently: writers wait only for the swap)';
+
+-- The union form (docs/FORMAT.md section 10): filters of any sizes side by
+-- side, read only.  bf_index_filter and bf_tracked_filter give it for a
+-- table distributed by Citus (one layer per shard); bf_union_layered makes
+-- one from any filters of one family.  NULL elements are skipped; an
+-- array of none gives NULL.
+CREATE FUNCTION bf_union_layered(VARIADIC filters bloomfilter[]) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_union_layered(bloomfilter[]) IS
+	'a read-only filter that answers "probably" where any of the filters does, each keeping its own size';
+
+-- Positions of the change sets of a distributed table's filter (a union
+-- of its shards' filters, docs/FORMAT.md section 10.6): a pg_lsn cannot
+-- hold one position per shard, so bf_index_changes and bf_tracked_changes
+-- hand out a number naming a row of this table, which records the shards'
+-- positions and where each shard's bytes are in the union.  Written by
+-- those functions as the extension's owner; readable by no one else (the
+-- positions say nothing a caller could not ask, but a forged row would
+-- make a client skip changes).  Not a configuration table: a restored
+-- database starts without positions, and its clients refresh in full.
+-- Rows older than a day are deleted as new ones are made.
+CREATE TABLE bf_dist_position (
+	position bigserial PRIMARY KEY,
+	indexrelid oid NOT NULL,
+	made timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	shards bigint[] NOT NULL,
+	placements bigint[] NOT NULL,
+	lengths bigint[] NOT NULL,
+	heads bigint[] NOT NULL,
+	starts bigint[] NOT NULL,
+	layers bigint[] NOT NULL,
+	total bigint NOT NULL,
+	header bytea NOT NULL,
+	kind bigint NOT NULL,
+	lsns bigint[] NOT NULL
+);
+CREATE INDEX bf_dist_position_made ON bf_dist_position (made);
+REVOKE ALL ON bf_dist_position FROM PUBLIC;
+REVOKE ALL ON SEQUENCE bf_dist_position_position_seq FROM PUBLIC;
+

@@ -73,6 +73,8 @@ bf_grow_adder_init(BfGrowAdder *a, struct varlena *vl, BfTypeInfo *ti)
 	a->touched = NULL;
 	a->changed = 0;
 	bf_grow_read(vl, &a->gh, ERRCODE_DATA_CORRUPTED);
+	if (a->gh.is_union)
+		bf_grow_refuse(BF_PAYLOAD(vl));
 	a->start_layers = a->gh.nlayers;
 }
 
@@ -200,7 +202,7 @@ bf_datum_is_growing(struct varlena *raw)
 {
 	struct varlena *head = detoast_attr_slice(raw, 0, 4);
 
-	return bloom_is_growing((const uint8 *) VARDATA_ANY(head), VARSIZE_ANY_EXHDR(head));
+	return bloom_is_layered((const uint8 *) VARDATA_ANY(head), VARSIZE_ANY_EXHDR(head));
 }
 
 /* ---- testing ---- */
@@ -230,15 +232,32 @@ bf_grow_test(const BfFilter *f, BfTypeInfo *ti, Datum value)
 
 /* ---- clearing ---- */
 
-/* bf_clear of a growing filter: its first layer, emptied */
+/*
+ * bf_clear of a growing filter: its first layer, emptied.  A union keeps
+ * its layers, each emptied (the union of the emptied filters), in vl, a
+ * copy the caller made.
+ */
 struct varlena *
-bf_grow_clear(const struct varlena *vl)
+bf_grow_clear(struct varlena *vl)
 {
 	BloomGrowHeader gh;
 	size_t		size;
 	struct varlena *out;
 
 	bf_grow_read(vl, &gh, ERRCODE_DATA_CORRUPTED);
+	if (gh.is_union)
+	{
+		BloomHeader h;
+		size_t		next = 0;
+		size_t		off;
+
+		while ((off = bloom_grow_next_layer(BF_PAYLOAD(vl), &gh, &next, &h)) != 0)
+		{
+			bloom_store_u64(BF_PAYLOAD(vl) + off + BLOOM_INSERTED_OFFSET, 0);
+			memset(BF_PAYLOAD(vl) + off + BLOOM_HEADER_SIZE, 0, h.nblocks * BLOOM_BLOCK_BYTES);
+		}
+		return vl;
+	}
 	size = VARHDRSZ + bloom_grow_size(gh.first.nblocks);
 	out = palloc_extended(size, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	SET_VARSIZE(out, size);

@@ -8,7 +8,8 @@
  *
  *	  bf_grow.c      the constructor, the adder, lookups, clearing, layers
  *	                 and the summed estimates
- *	  bf_grow_io.c   the text form
+ *	  bf_grow_io.c   the text form (of the union form too)
+ *	  bf_grow_union.c  the union form: filters of any sizes side by side
  *
  *-------------------------------------------------------------------------
  */
@@ -42,7 +43,7 @@ extern void bf_grow_adder_add(BfGrowAdder *a, Datum value);
 extern void bf_grow_adder_add_hash(BfGrowAdder *a, uint64 h);
 extern struct varlena *bf_grow_adder_finish(BfGrowAdder *a);
 extern bool bf_grow_test(const BfFilter *f, BfTypeInfo *ti, Datum value);
-extern struct varlena *bf_grow_clear(const struct varlena *vl);
+extern struct varlena *bf_grow_clear(struct varlena *vl);
 extern void bf_for_each_layer(const BfFilter *f, BfLayerFn fn, void *arg);
 extern Datum bf_layers_rows(FunctionCallInfo fcinfo, Datum value);
 extern bool bf_datum_is_growing(struct varlena *raw);
@@ -68,7 +69,11 @@ extern BfGrowSummary bf_grow_summary(const BfFilter *f);
 
 /* bf_grow_io.c */
 #define BF_GROW_TEXT_PREFIX "bloomgrowing:1"
-extern Datum bf_grow_text_in(const char *str, Node *escontext);
+#define BF_UNION_TEXT_PREFIX "bloomunion:1"
+extern Datum bf_grow_text_in(const char *str, bool is_union, Node *escontext);
 extern char *bf_grow_text_out(struct varlena *vl);
+
+/* bf_grow_union.c */
+extern struct varlena *bf_union_of(struct varlena **filters, int n);
 
 #endif							/* BF_GROW_H */

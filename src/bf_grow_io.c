@@ -2,7 +2,9 @@
  *
  * bf_grow_io.c
  *	  The text form of a growing bloomfilter (docs/FORMAT.md section 9.4):
- *	  its parameters, then each layer in the text form of a plain filter.
+ *	  its parameters, then each layer in the text form of a plain filter;
+ *	  and of the union form (section 10.3), whose parameters are only the
+ *	  summed capacity and the rate bound.
  *	  bloomfilter_in and bloomfilter_out come here for the growing form;
  *	  the binary forms are the bytes themselves (bf_value_io.c).
  *
@@ -22,7 +24,7 @@
 	BF_INPUT_ERROR(ctx, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), \
 						 errmsg("invalid input syntax for type bloomfilter"), \
 						 errdetail det, \
-						 errhint("The form is \"" BF_GROW_TEXT_PREFIX " capacity=... fpr=... ratio=... growth=... layer=bloomfilter:1 ... layer=...\", exactly as bloomfilter output prints it.")))
+						 errhint("The form is \"" BF_GROW_TEXT_PREFIX " capacity=... fpr=... ratio=... growth=... layer=bloomfilter:1 ... layer=...\" (\"" BF_UNION_TEXT_PREFIX " capacity=... fpr=... layer=...\" for a union), exactly as bloomfilter output prints it.")))
 
 /* a float8 field printed as float8 output prints it */
 static bool
@@ -39,9 +41,9 @@ float_field(const char **p, const char *key, double *out)
 }
 
 Datum
-bf_grow_text_in(const char *str, Node *escontext)
+bf_grow_text_in(const char *str, bool is_union, Node *escontext)
 {
-	const char *p = str + strlen(BF_GROW_TEXT_PREFIX);
+	const char *p = str + strlen(is_union ? BF_UNION_TEXT_PREFIX : BF_GROW_TEXT_PREFIX);
 	char		val[64];
 	int64		v;
 	BloomGrowHeader gh;
@@ -53,19 +55,24 @@ bf_grow_text_in(const char *str, Node *escontext)
 	uint64		blocks = 0;
 
 	memset(&gh, 0, sizeof(gh));
+	gh.is_union = is_union;
 	gh.version = BLOOM_GROW_VERSION;
 	if (!bf_take_field(&p, "capacity", val, sizeof(val)) ||
-		!bf_int_field(val, 1, PG_INT64_MAX, &gh.capacity))
-		BAD_GROW_TEXT(escontext, ("Expected \"capacity=\" and a positive bigint."));
+		!bf_int_field(val, is_union ? 0 : 1, PG_INT64_MAX, &gh.capacity))
+		BAD_GROW_TEXT(escontext, ("Expected \"capacity=\" and a %s bigint.",
+								  is_union ? "non-negative" : "positive"));
 	if (!float_field(&p, "fpr", &gh.fpr))
 		BAD_GROW_TEXT(escontext, ("Expected \"fpr=\" and a number."));
-	if (!float_field(&p, "ratio", &gh.ratio))
-		BAD_GROW_TEXT(escontext, ("Expected \"ratio=\" and a number."));
-	if (!bf_take_field(&p, "growth", val, sizeof(val)) ||
-		!bf_int_field(val, BLOOM_GROW_MIN_GROWTH, BLOOM_GROW_MAX_GROWTH, &v))
-		BAD_GROW_TEXT(escontext, ("Expected \"growth=\" and a number from %d to %d.",
-								  BLOOM_GROW_MIN_GROWTH, BLOOM_GROW_MAX_GROWTH));
-	gh.growth = (uint32) v;
+	if (!is_union)
+	{
+		if (!float_field(&p, "ratio", &gh.ratio))
+			BAD_GROW_TEXT(escontext, ("Expected \"ratio=\" and a number."));
+		if (!bf_take_field(&p, "growth", val, sizeof(val)) ||
+			!bf_int_field(val, BLOOM_GROW_MIN_GROWTH, BLOOM_GROW_MAX_GROWTH, &v))
+			BAD_GROW_TEXT(escontext, ("Expected \"growth=\" and a number from %d to %d.",
+									  BLOOM_GROW_MIN_GROWTH, BLOOM_GROW_MAX_GROWTH));
+		gh.growth = (uint32) v;
+	}
 
 	/* the bytes: a header, then each layer as bloomfilter input reads it */
 	initStringInfo(&bytes);
@@ -131,8 +138,12 @@ bf_grow_text_out(struct varlena *vl)
 	double_to_shortest_decimal_buf(gh.fpr, fprbuf);
 	double_to_shortest_decimal_buf(gh.ratio, ratiobuf);
 	initStringInfo(&buf);
-	appendStringInfo(&buf, BF_GROW_TEXT_PREFIX " capacity=" INT64_FORMAT " fpr=%s ratio=%s growth=%u",
-					 gh.capacity, fprbuf, ratiobuf, gh.growth);
+	if (gh.is_union)
+		appendStringInfo(&buf, BF_UNION_TEXT_PREFIX " capacity=" INT64_FORMAT " fpr=%s",
+						 gh.capacity, fprbuf);
+	else
+		appendStringInfo(&buf, BF_GROW_TEXT_PREFIX " capacity=" INT64_FORMAT " fpr=%s ratio=%s growth=%u",
+						 gh.capacity, fprbuf, ratiobuf, gh.growth);
 	while ((off = bloom_grow_next_layer(BF_PAYLOAD(vl), &gh, &next, &h)) != 0)
 	{
 		size_t		len = bloom_total_size(h.nblocks);

@@ -290,6 +290,26 @@ extern char *bf_dist_schema(FunctionCallInfo fcinfo);
 extern ArrayType *bf_dist_index_columns(Oid relid, Relation index,
 										List **colnames, MemoryContext mcxt);
 
+/* bf_index_dist_shards.c: one statement to each shard's index */
+typedef struct BfShard
+{
+	int64		shardid;
+	int64		placementid;	/* the placement asked */
+	char	   *name;			/* shard_name(): qualified, quoted */
+	char	   *node;
+	int			port;
+} BfShard;
+
+extern List *bf_dist_shards(Oid heapoid);
+extern char *bf_dist_shard_from(const BfShard *s, List *colnames, const char *nsp);
+extern char **bf_dist_run(Oid heapoid, List *shards, char **commands);
+extern List *bf_dist_index_colnames(Oid heapoid, Oid indexoid);
+
+/* bf_index_dist_filter.c: the union of the shards' filters, and patches */
+extern bool bf_dist_index_value(Oid indexoid, struct varlena **out);
+extern bool bf_dist_index_changes(FunctionCallInfo fcinfo, Oid indexoid,
+								  bool since_null, XLogRecPtr since);
+
 /* bf_index_dist_info.c: bf_index_info of a distributed table's index */
 extern bool bf_dist_index_info(FunctionCallInfo fcinfo, Oid indexoid,
 							   Datum *values, bool *nulls, int64 *bytes);

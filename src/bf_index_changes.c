@@ -199,6 +199,9 @@ bf_index_changes_of(FunctionCallInfo fcinfo, Oid indexoid, bool since_null,
 	bool		full;
 	bytea	   *patch;
 
+	/* a table of Citus's: patches of the union of its shards' filters */
+	if (bf_dist_index_changes(fcinfo, indexoid, since_null, since))
+		return (Datum) 0;
 	index = bf_index_open_checked(indexoid, &st, "bf_index_changes");
 	/* read before any page: see the file's header comment */
 	next = bf_wal_position();

@@ -6,12 +6,9 @@
  *	  them all.
  *
  * The coordinator's table is an empty shell; each shard's index holds the
- * keys of the shard's rows.  Citus's run_command_on_shards asks every
- * shard, in parallel over connections of its own, for bf_index_info of the
- * shard's index (found by its key columns: bf_shard_index), as the current
- * user.  Those connections are outside the caller's transaction, which is
- * no matter here: an index's bits are not versioned, so they are the same
- * for every transaction.  Every shard must answer, or the call fails:
+ * keys of the shard's rows.  Every shard is asked for bf_index_info of
+ * its index (found by its key columns: bf_shard_index), in parallel
+ * (bf_index_dist_shards.c).  Every shard must answer, or the call fails:
  * estimates from some shards only would understate the rate.
  *
  * A lookup of a key of another column than the distribution column asks
@@ -26,12 +23,10 @@
  */
 #include "bf_index.h"
 
-#include "access/relation.h"
 #include "catalog/pg_type.h"
-#include "executor/spi.h"
-#include "lib/stringinfo.h"
-#include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
 /* the fields of bf_index_info, in order, as the shards send them */
@@ -49,47 +44,6 @@ enum
 	INFO_BYTES = INFO_FIELDS
 };
 
-/* append s to buf with each '%' doubled (the command is a format() string) */
-static void
-append_escaped(StringInfo buf, const char *s)
-{
-	for (; *s; s++)
-	{
-		if (*s == '%')
-			appendStringInfoChar(buf, '%');
-		appendStringInfoChar(buf, *s);
-	}
-}
-
-/*
- * The command every shard runs, "%s" standing for the shard's name: its
- * index's bf_index_info and size as one float8[] in the order above.
- */
-static char *
-shard_command(List *colnames, const char *nsp)
-{
-	StringInfoData cmd;
-	StringInfoData cols;
-	ListCell   *lc;
-
-	initStringInfo(&cols);
-	foreach(lc, colnames)
-		appendStringInfo(&cols, "%s%s", foreach_current_index(lc) > 0 ? ", " : "",
-						 quote_literal_cstr((char *) lfirst(lc)));
-	initStringInfo(&cmd);
-	appendStringInfoString(&cmd,
-						   "SELECT ARRAY[i.capacity, i.fpr, i.estimated_cardinality, i.fill, "
-						   "i.estimated_fpr, i.saturated::pg_catalog.int4, i.nbits, i.nhashes, "
-						   "pg_catalog.pg_relation_size(x.ix)]::pg_catalog.float8[] FROM ");
-	append_escaped(&cmd, nsp);
-	appendStringInfoString(&cmd, ".bf_shard_index('%s'::pg_catalog.regclass, ARRAY[");
-	append_escaped(&cmd, cols.data);
-	appendStringInfoString(&cmd, "]::pg_catalog.name[]) x(ix), ");
-	append_escaped(&cmd, nsp);
-	appendStringInfoString(&cmd, ".bf_index_info(x.ix) i");
-	return cmd.data;
-}
-
 /*
  * bf_index_info for an index of a table of Citus's: false when indexoid is
  * not one; else values and nulls hold bf_index_info's fields for the
@@ -100,12 +54,13 @@ bf_dist_index_info(FunctionCallInfo fcinfo, Oid indexoid, Datum *values,
 				   bool *nulls, int64 *bytes)
 {
 	Oid			heapoid = bf_dist_index_table(indexoid);
-	Relation	index;
-	List	   *colnames = NIL;
-	Oid			types[2] = {REGCLASSOID, TEXTOID};
-	Datum		args[2];
+	List	   *colnames;
+	List	   *shards;
+	char	  **commands;
+	char	  **results;
+	const char *nsp;
 	int			save_nestlevel;
-	int64		shards;
+	ListCell   *lc;
 	double		capacity = 0,
 				card = 0,
 				ones = 0,
@@ -113,45 +68,33 @@ bf_dist_index_info(FunctionCallInfo fcinfo, Oid indexoid, Datum *values,
 				pass_target = 1,
 				pass_estimate = 1,
 				size = 0;
-	bool		isnull;
 	int			nhashes = -1;
 
 	if (!OidIsValid(heapoid))
 		return false;
-	index = index_open(indexoid, AccessShareLock);
-	(void) bf_dist_index_columns(heapoid, index, &colnames, CurrentMemoryContext);
-	index_close(index, NoLock);
+	colnames = bf_dist_index_colnames(heapoid, indexoid);
+	nsp = bf_dist_schema(fcinfo);
 
 	save_nestlevel = bf_dist_spi_begin();
-	shards = bf_dist_shard_count(heapoid);
-	args[0] = ObjectIdGetDatum(heapoid);
-	args[1] = CStringGetTextDatum(shard_command(colnames, bf_dist_schema(fcinfo)));
-	if (SPI_execute_with_args("SELECT s.shardid, s.success, s.result, "
-							  "CASE WHEN s.success THEN s.result::pg_catalog.float8[] END "
-							  "FROM pg_catalog.run_command_on_shards($1, $2) s",
-							  2, types, args, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not ask the shards of relation %u", heapoid);
-	if ((int64) SPI_processed != shards)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("not every shard of table \"%s\" could be asked", get_rel_name(heapoid)),
-				 errdetail("%lld of its %lld shards have an active placement.",
-						   (long long) SPI_processed, (long long) shards)));
-	for (uint64 r = 0; r < SPI_processed; r++)
+	shards = bf_dist_shards(heapoid);
+	commands = palloc(sizeof(char *) * Max(list_length(shards), 1));
+	foreach(lc, shards)
+		commands[foreach_current_index(lc)] =
+			psprintf("SELECT ARRAY[i.capacity, i.fpr, i.estimated_cardinality, i.fill, "
+					 "i.estimated_fpr, i.saturated::pg_catalog.int4, i.nbits, i.nhashes, "
+					 "pg_catalog.pg_relation_size(x.ix)]::pg_catalog.float8[] "
+					 "FROM %s, %s.bf_index_info(x.ix) i",
+					 bf_dist_shard_from(lfirst(lc), colnames, nsp), nsp);
+	results = bf_dist_run(heapoid, shards, commands);
+	foreach(lc, shards)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[r];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
 		Datum	   *f;
 		bool	   *fnull;
 		int			n;
 
-		if (!DatumGetBool(SPI_getbinval(tup, desc, 2, &isnull)))
-			ereport(ERROR,
-					(errcode(ERRCODE_CONNECTION_EXCEPTION),
-					 errmsg("shard %s of table \"%s\" could not answer",
-							SPI_getvalue(tup, desc, 1), get_rel_name(heapoid)),
-					 errdetail("The shard's node said: %s", SPI_getvalue(tup, desc, 3))));
-		deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(tup, desc, 4, &isnull)),
+		deconstruct_array(DatumGetArrayTypeP(OidInputFunctionCall(F_ARRAY_IN,
+																  results[foreach_current_index(lc)],
+																  FLOAT8OID, -1)),
 						  FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
 						  &f, &fnull, &n);
 		if (n != INFO_FIELDS + 1)

@@ -186,17 +186,26 @@ bf_index_growing_header(const BfIndexLayers *layers, uint8 *dst)
 /*
  * The index's filter as a bloomfilter value: same bits, parameters and
  * family, so bf_contains on it answers as bf_index_contains.  A growing
- * index gives a growing value (FORMAT.md section 9), its layers in order.
+ * index gives a growing value (FORMAT.md section 9), its layers in order;
+ * the index of a table of Citus's the union of its shards' filters
+ * (section 10).
  */
 struct varlena *
 bf_index_value(Oid indexoid, const char *what)
 {
 	BfIndexState st;
-	Relation	index = bf_index_open_checked(indexoid, &st, what);
-	bool		growing = st.meta.version == BF_INDEX_VERSION_GROWING;
-	Size		size = VARHDRSZ + (growing ? BLOOM_GROW_HEADER_SIZE : 0);
+	Relation	index;
+	bool		growing;
+	Size		size;
 	Size		off;
 	struct varlena *vl;
+
+	/* a table of Citus's: the union of its shards' filters */
+	if (bf_dist_index_value(indexoid, &vl))
+		return vl;
+	index = bf_index_open_checked(indexoid, &st, what);
+	growing = st.meta.version == BF_INDEX_VERSION_GROWING;
+	size = VARHDRSZ + (growing ? BLOOM_GROW_HEADER_SIZE : 0);
 
 	for (uint32 i = 0; i < st.layers.nlayers; i++)
 		size += bloom_total_size(st.layers.layer[i].nblocks);

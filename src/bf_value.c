@@ -50,8 +50,14 @@ bf_grow_check(const uint8 *data, size_t len, BloomGrowHeader *gh, int sqlstate)
 
 /* the error of every function that takes only a plain filter */
 void
-bf_grow_refuse(void)
+bf_grow_refuse(const uint8 *payload)
 {
+	if (memcmp(payload, BLOOM_UNION_MAGIC, 4) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("this function does not take a union of bloomfilters"),
+				 errdetail("The filter is a union of filters of their own sizes (docs/FORMAT.md section 10), such as the filter of a table's shards."),
+				 errhint("A union can be tested, compared, printed and inspected (bf_info, bf_layers, bf_cardinality, bf_fpr); it cannot be added to or combined.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("this function does not take a growing bloomfilter"),
@@ -67,20 +73,20 @@ bf_read_header(struct varlena *vl, BloomHeader *hdr)
 
 	if (err != BLOOM_OK)
 	{
-		if (bloom_is_growing(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl)))
-			bf_grow_refuse();
+		if (bloom_is_layered(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl)))
+			bf_grow_refuse(BF_PAYLOAD(vl));
 		bf_report_error(err, ERRCODE_DATA_CORRUPTED);
 	}
 }
 
 /*
- * Validate a detoasted filter of either form.  A growing filter's hdr is
- * its first layer's with family BF_FAMILY_GROWING.
+ * Validate a detoasted filter of any form.  A layered filter's (growing or
+ * union) hdr is its first layer's with family BF_FAMILY_GROWING.
  */
 void
 bf_read_any_header(struct varlena *vl, BloomHeader *hdr)
 {
-	if (bloom_is_growing(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl)))
+	if (bloom_is_layered(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl)))
 	{
 		BloomGrowHeader gh;
 

@@ -135,7 +135,7 @@ bf_filter_clear(Datum d)
 	struct varlena *vl = PG_DETOAST_DATUM_COPY(d);
 	BloomHeader hdr;
 
-	if (bloom_is_growing(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl)))
+	if (bloom_is_layered(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl)))
 		return bf_grow_clear(vl);
 	bf_read_header(vl, &hdr);
 	hdr.inserted = 0;

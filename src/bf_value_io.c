@@ -25,7 +25,9 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 	struct varlena *vl;
 
 	if (strncmp(str, BF_GROW_TEXT_PREFIX " ", strlen(BF_GROW_TEXT_PREFIX) + 1) == 0)
-		return bf_grow_text_in(str, fcinfo->context);
+		return bf_grow_text_in(str, false, fcinfo->context);
+	if (strncmp(str, BF_UNION_TEXT_PREFIX " ", strlen(BF_UNION_TEXT_PREFIX) + 1) == 0)
+		return bf_grow_text_in(str, true, fcinfo->context);
 	vl = bf_text_in(str, fcinfo->context);
 	/* NULL: a soft error, which the caller finds in its context */
 	return PointerGetDatum(vl);
@@ -51,7 +53,7 @@ from_bytes(const uint8 *data, size_t len, int sqlstate)
 	BloomError	err;
 	struct varlena *vl;
 
-	if (bloom_is_growing(data, len))
+	if (bloom_is_layered(data, len))
 	{
 		BloomGrowHeader gh;
 

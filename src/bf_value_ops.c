@@ -353,7 +353,10 @@ bf_info(PG_FUNCTION_ARGS)
 		/* layer 0's header but for the family, which is in its bytes */
 		family.family = BF_PAYLOAD(f.vl)[BLOOM_GROW_HEADER_SIZE + BLOOM_FAMILY_OFFSET];
 		sum = bf_grow_summary(&f);
-		PG_RETURN_DATUM(info_row(tupdesc, "growing", &sum, -1, &family, raw));
+		PG_RETURN_DATUM(info_row(tupdesc,
+								 memcmp(BF_PAYLOAD(f.vl), BLOOM_UNION_MAGIC, 4) == 0 ?
+								 "union" : "growing",
+								 &sum, -1, &family, raw));
 	}
 	fill = fill_of(&f);
 	memset(&sum, 0, sizeof(sum));

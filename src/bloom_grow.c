@@ -5,6 +5,8 @@
  *	  bytes of docs/FORMAT.md section 9, the sizing chain of the layers,
  *	  appending a layer and testing a hash against all of them.  Each layer
  *	  is a bloomfilter of section 1 and is read and written with bloom_core.
+ *	  The union form of section 10 is validated here too: the same bytes
+ *	  without the sizing chain.
  *
  *-------------------------------------------------------------------------
  */
@@ -22,7 +24,7 @@ bloom_grow_error_message(BloomGrowError err)
 		case BLOOM_GROW_ERR_TOO_SHORT:
 			return "The value is shorter than its 64-byte header.";
 		case BLOOM_GROW_ERR_MAGIC:
-			return "The value does not start with the magic bytes \"BLMG\" of a growing bloomfilter.";
+			return "The value does not start with the magic bytes \"BLMG\" of a growing bloomfilter or \"BLMU\" of a union.";
 		case BLOOM_GROW_ERR_VERSION:
 			return "The growing format version is not 1, the only version this release reads.";
 		case BLOOM_GROW_ERR_NLAYERS:
@@ -47,6 +49,8 @@ bloom_grow_error_message(BloomGrowError err)
 			return "The length of the value disagrees with its number of layers and their sizes.";
 		case BLOOM_GROW_ERR_TOO_LARGE:
 			return "The layers together hold more than 8388608 blocks.";
+		case BLOOM_GROW_ERR_UNION_CAPACITY:
+			return "The capacity of the union is not the sum of its layers' capacities.";
 	}
 	return "unknown error";
 }
@@ -97,10 +101,15 @@ bloom_grow_read(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
 {
 	uint64_t	bits;
 	size_t		off;
+	uint64_t	capacity_sum;
 
 	if (len < BLOOM_GROW_HEADER_SIZE)
 		return BLOOM_GROW_ERR_TOO_SHORT;
-	if (memcmp(buf, BLOOM_GROW_MAGIC, 4) != 0)
+	if (memcmp(buf, BLOOM_GROW_MAGIC, 4) == 0)
+		gh->is_union = false;
+	else if (memcmp(buf, BLOOM_UNION_MAGIC, 4) == 0)
+		gh->is_union = true;
+	else
 		return BLOOM_GROW_ERR_MAGIC;
 	gh->version = bloom_load_u16(buf + 4);
 	gh->nlayers = bloom_load_u16(buf + 6);
@@ -115,18 +124,30 @@ bloom_grow_read(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
 		return BLOOM_GROW_ERR_VERSION;
 	if (gh->nlayers < 1 || gh->nlayers > BLOOM_GROW_MAX_LAYERS)
 		return BLOOM_GROW_ERR_NLAYERS;
-	if (gh->growth < BLOOM_GROW_MIN_GROWTH || gh->growth > BLOOM_GROW_MAX_GROWTH)
-		return BLOOM_GROW_ERR_GROWTH;
-	if (gh->capacity < 1)
-		return BLOOM_GROW_ERR_CAPACITY;
-	if (!(gh->fpr > 0.0 && gh->fpr < 1.0))
-		return BLOOM_GROW_ERR_FPR;
-	if (!(gh->ratio > 0.0 && gh->ratio < 1.0))
-		return BLOOM_GROW_ERR_RATIO;
-	if (!all_zero(buf + 12, 4) || !all_zero(buf + 40, 24))
-		return BLOOM_GROW_ERR_RESERVED;
+	if (gh->is_union)
+	{
+		/* independent layers: no chain; the rate a bound in [0, 1] */
+		if (!(gh->fpr >= 0.0 && gh->fpr <= 1.0))
+			return BLOOM_GROW_ERR_FPR;
+		if (!all_zero(buf + 8, 8) || !all_zero(buf + 32, 32))
+			return BLOOM_GROW_ERR_RESERVED;
+	}
+	else
+	{
+		if (gh->growth < BLOOM_GROW_MIN_GROWTH || gh->growth > BLOOM_GROW_MAX_GROWTH)
+			return BLOOM_GROW_ERR_GROWTH;
+		if (gh->capacity < 1)
+			return BLOOM_GROW_ERR_CAPACITY;
+		if (!(gh->fpr > 0.0 && gh->fpr < 1.0))
+			return BLOOM_GROW_ERR_FPR;
+		if (!(gh->ratio > 0.0 && gh->ratio < 1.0))
+			return BLOOM_GROW_ERR_RATIO;
+		if (!all_zero(buf + 12, 4) || !all_zero(buf + 40, 24))
+			return BLOOM_GROW_ERR_RESERVED;
+	}
 
 	gh->total_blocks = 0;
+	capacity_sum = 0;
 	off = BLOOM_GROW_HEADER_SIZE;
 	for (int i = 0; i < gh->nlayers; i++)
 	{
@@ -153,9 +174,16 @@ bloom_grow_read(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
 			gh->first = h;
 		else if (!same_kind(&gh->first, &h))
 			return BLOOM_GROW_ERR_LAYER_MISMATCH;
-		if (!bloom_grow_layer_target(gh->capacity, gh->fpr, gh->ratio, gh->growth, i,
-									 &want_capacity, &want_fpr) ||
-			h.capacity != want_capacity || h.fpr != want_fpr)
+		if (gh->is_union)
+		{
+			/* capacities are at least 0 (section 1); the sum must fit */
+			if ((uint64_t) h.capacity > (uint64_t) INT64_MAX - capacity_sum)
+				return BLOOM_GROW_ERR_UNION_CAPACITY;
+			capacity_sum += (uint64_t) h.capacity;
+		}
+		else if (!bloom_grow_layer_target(gh->capacity, gh->fpr, gh->ratio, gh->growth, i,
+										  &want_capacity, &want_fpr) ||
+				 h.capacity != want_capacity || h.fpr != want_fpr)
 			return BLOOM_GROW_ERR_LAYER_SIZING;
 		gh->total_blocks += h.nblocks;
 		if (gh->total_blocks > BLOOM_MAX_BLOCKS)
@@ -166,6 +194,8 @@ bloom_grow_read(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
 	}
 	if (off != len)
 		return BLOOM_GROW_ERR_LENGTH;
+	if (gh->is_union && (uint64_t) gh->capacity != capacity_sum)
+		return BLOOM_GROW_ERR_UNION_CAPACITY;
 	return BLOOM_GROW_OK;
 }
 
@@ -175,7 +205,7 @@ bloom_grow_header_write(uint8_t *buf, const BloomGrowHeader *gh)
 	uint64_t	bits;
 
 	memset(buf, 0, BLOOM_GROW_HEADER_SIZE);
-	memcpy(buf, BLOOM_GROW_MAGIC, 4);
+	memcpy(buf, gh->is_union ? BLOOM_UNION_MAGIC : BLOOM_GROW_MAGIC, 4);
 	bloom_store_u16(buf + 4, gh->version);
 	bloom_store_u16(buf + 6, gh->nlayers);
 	bloom_store_u32(buf + 8, gh->growth);
@@ -195,6 +225,7 @@ bloom_grow_init(uint8_t *buf, BloomGrowHeader *gh, int64_t capacity, double fpr,
 	int64_t		c = capacity;
 	double		p = fpr * (1.0 - ratio);
 
+	gh->is_union = false;
 	gh->version = BLOOM_GROW_VERSION;
 	gh->nlayers = 1;
 	gh->growth = growth;

@@ -13,6 +13,11 @@
  * it holds its capacity a new layer is appended.  A lookup tests the one
  * hash of the value against every layer (they share the seed).
  *
+ * The union form (docs/FORMAT.md section 10) shares these bytes with
+ * another magic: its layers are independent filters of any sizes (the
+ * filters of a table's shards, for instance), none sized from another, and
+ * it is read only: nothing is added to it.  Its growth and ratio are 0.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef BLOOM_GROW_H
@@ -21,6 +26,7 @@
 #include "bloom_core.h"
 
 #define BLOOM_GROW_MAGIC		"BLMG"
+#define BLOOM_UNION_MAGIC		"BLMU"
 #define BLOOM_GROW_VERSION		1
 #define BLOOM_GROW_HEADER_SIZE	64
 #define BLOOM_GROW_MAX_LAYERS	64
@@ -38,6 +44,7 @@
 /* decoded header, host byte order */
 typedef struct BloomGrowHeader
 {
+	bool		is_union;		/* the union form: growth and ratio 0 */
 	uint16_t	version;
 	uint16_t	nlayers;		/* L >= 1 */
 	uint32_t	growth;			/* g: each layer's capacity is g times the
@@ -68,14 +75,16 @@ typedef enum BloomGrowError
 	BLOOM_GROW_ERR_LAYER_MISMATCH,
 	BLOOM_GROW_ERR_LAYER_SIZING,
 	BLOOM_GROW_ERR_LENGTH,
-	BLOOM_GROW_ERR_TOO_LARGE
+	BLOOM_GROW_ERR_TOO_LARGE,
+	BLOOM_GROW_ERR_UNION_CAPACITY	/* not the sum of the layers' */
 } BloomGrowError;
 
-/* true when buf starts with the magic of the growing form */
+/* true when buf starts with the magic of a layered form: growing or union */
 static inline bool
-bloom_is_growing(const uint8_t *buf, size_t len)
+bloom_is_layered(const uint8_t *buf, size_t len)
 {
-	return len >= 4 && memcmp(buf, BLOOM_GROW_MAGIC, 4) == 0;
+	return len >= 4 && (memcmp(buf, BLOOM_GROW_MAGIC, 4) == 0 ||
+						memcmp(buf, BLOOM_UNION_MAGIC, 4) == 0);
 }
 
 /*

@@ -144,7 +144,7 @@ bf_grow_read(const struct varlena *vl, BloomGrowHeader *gh, int sqlstate)
 {
 	bf_grow_check(BF_PAYLOAD(vl), BF_PAYLOAD_LEN(vl), gh, sqlstate);
 }
-extern void bf_grow_refuse(void);
+extern void bf_grow_refuse(const uint8 *payload);
 extern void bf_read_header(struct varlena *vl, BloomHeader *hdr);
 extern void bf_read_any_header(struct varlena *vl, BloomHeader *hdr);
 extern BfFilter bf_fetch_any(Datum d);

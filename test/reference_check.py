@@ -927,6 +927,7 @@ def check_conformance():
         check(pf.nonportable, "conformance '%s' is non-portable" % m["name"])
     check_conformance_windows(doc, types)
     check_conformance_growing(doc, types)
+    check_conformance_unions(doc, types)
 
 
 def rejects(parse, data):
@@ -981,19 +982,38 @@ def check_conformance_windows(doc, types):
               % (m["name"], m["sqlstate"]), "got %s" % st)
 
 
-def check_conformance_growing(doc, types):
-    """The growing filters of the conformance file: grow_reference.py reads
-    them as the plain ones (check_filter_entry), finds their layers, and
-    rebuilds the first from its keys with the sizing of §4 to the same
-    bytes; it and the server reject every malformed one."""
+def check_layered(doc, types, section, what, form, layout):
+    """The entries of a section of layered values (growing filters or
+    unions): grow_reference.py reads them as the plain ones
+    (check_filter_entry), as values of its class form, and finds their
+    layers; the server's bf_info names their layout; it and the server
+    reject every malformed one (section malformed_<section>)."""
     import base64
     import grow_reference as gref
-    for f in doc.get("growing", []):
-        lbl = "conformance growing filter '%s'" % f["name"]
+    for f in doc.get(section, []):
+        lbl = "conformance %s '%s'" % (what, f["name"])
         check_filter_entry(f, lbl, gref.parse, gref.parse_text, types)
         g = gref.parse(base64.b64decode(f["bytes"]))
-        check(len(g.layers) == f["layers"], lbl + ": %d layers" % f["layers"],
-              "reference reads %d" % len(g.layers))
+        check(type(g) is form and len(g.layers) == f["layers"], lbl + ": %d layers" % f["layers"],
+              "reference reads a %s of %d" % (type(g).__name__, len(g.layers)))
+        (lay,), = q("SELECT (bf_info('\\x%s'::bytea::bloomfilter)).layout;"
+                    % base64.b64decode(f["bytes"]).hex())
+        check(lay == layout, lbl + ": bf_info's layout is %s" % layout, "got %s" % lay)
+    for m in doc.get("malformed_" + section, []):
+        check(rejects(gref.parse, base64.b64decode(m["bytes"])),
+              "conformance malformed %s '%s' rejected by grow_reference.py" % (what, m["name"]))
+        (st,), = q("SELECT conf_sqlstate('SELECT ''\\x%s''::bytea::bloomfilter');"
+                   % base64.b64decode(m["bytes"]).hex())
+        check(st == m["sqlstate"], "conformance malformed %s '%s': the server rejects it with %s"
+              % (what, m["name"], m["sqlstate"]), "got %s" % st)
+
+
+def check_conformance_growing(doc, types):
+    """The growing filters of the conformance file (check_layered); the
+    first is rebuilt from its keys with the sizing of §4 to the same bytes."""
+    import base64
+    import grow_reference as gref
+    check_layered(doc, types, "growing", "growing filter", gref.Growing, "growing")
     # §9.2: the first entry is 1..1000 (int8) added to bf_create_growing(20, 0.01, 2, 11)
     first = doc.get("growing", [None])[0]
     if first is not None and first["name"].startswith("int8 keys, capacity 20, growth 2"):
@@ -1007,18 +1027,27 @@ def check_conformance_growing(doc, types):
         check(g.to_bytes() == h0.to_bytes(),
               "conformance growing filter '%s': grow_reference.py's adds give the server's bytes"
               % first["name"])
-    for m in doc.get("malformed_growing", []):
-        check(rejects(gref.parse, base64.b64decode(m["bytes"])),
-              "conformance malformed growing filter '%s' rejected by grow_reference.py" % m["name"])
-        (st,), = q("SELECT conf_sqlstate('SELECT ''\\x%s''::bytea::bloomfilter');"
-                   % base64.b64decode(m["bytes"]).hex())
-        check(st == m["sqlstate"], "conformance malformed growing filter '%s': the server rejects it with %s"
-              % (m["name"], m["sqlstate"]), "got %s" % st)
+
+
+def check_conformance_unions(doc, types):
+    """The unions of the conformance file (§10, check_layered): read-only,
+    grow_reference.py refuses to add to them and the server does too
+    (0A000)."""
+    import base64
+    import grow_reference as gref
+    check_layered(doc, types, "unions", "union", gref.Union, "union")
+    for f in doc.get("unions", []):
+        lbl = "conformance union '%s'" % f["name"]
+        raw = base64.b64decode(f["bytes"])
+        u = gref.parse(raw)
+        check(rejects(lambda h: u.add(h, ref.estimate), 1), lbl + ": grow_reference.py refuses an add")
+        (st,), = q("SELECT conf_sqlstate('SELECT bf_add(''\\x%s''::bytea::bloomfilter, 1)');" % raw.hex())
+        check(st == "0A000", lbl + ": the server refuses bf_add (0A000)", "got %s" % st)
 
 
 def pf_fpr(pf):
     """FORMAT.md §6.2: the false-positive rate of the bits; of a growing
-    filter (§9.5), that of any of its layers answering."""
+    filter or a union (§9.5, §10.5), that of any of its layers answering."""
     if hasattr(pf, "layers"):
         total = 0.0
         for layer in pf.layers:

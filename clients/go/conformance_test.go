@@ -65,27 +65,35 @@ type confFile struct {
 		Bytes    string `json:"bytes"`
 		SQLState string `json:"sqlstate"`
 	} `json:"malformed_windows"`
-	Growing []struct {
-		Name   string `json:"name"`
-		Bytes  string `json:"bytes"`
-		Text   string `json:"text"`
-		Probes []struct {
-			Key    confKey `json:"key"`
-			Expect *bool   `json:"expect"`
-		} `json:"probes"`
-		Info *struct {
-			FPR         string `json:"fpr"`         // bf_fpr
-			Cardinality string `json:"cardinality"` // bf_cardinality
-			Saturated   bool   `json:"saturated"`
-			BitsSet     uint64 `json:"bits_set"`
-		} `json:"info"`
-		Layers int `json:"layers"` // rows of bf_layers
-	} `json:"growing"`
-	MalformedGrowing []struct {
-		Name     string `json:"name"`
-		Bytes    string `json:"bytes"`
-		SQLState string `json:"sqlstate"`
-	} `json:"malformed_growing"`
+	Growing          []confLayered   `json:"growing"`
+	MalformedGrowing []confMalformed `json:"malformed_growing"`
+	Unions           []confLayered   `json:"unions"`
+	MalformedUnions  []confMalformed `json:"malformed_unions"`
+}
+
+// confLayered is an entry of the sections growing and unions.
+type confLayered struct {
+	Name   string `json:"name"`
+	Bytes  string `json:"bytes"`
+	Text   string `json:"text"`
+	Probes []struct {
+		Key    confKey `json:"key"`
+		Expect *bool   `json:"expect"`
+	} `json:"probes"`
+	Info *struct {
+		FPR         string `json:"fpr"`         // bf_fpr
+		Cardinality string `json:"cardinality"` // bf_cardinality
+		Saturated   bool   `json:"saturated"`
+		BitsSet     uint64 `json:"bits_set"`
+	} `json:"info"`
+	Layers int `json:"layers"` // rows of bf_layers
+}
+
+// confMalformed is an entry of malformed_growing and malformed_unions.
+type confMalformed struct {
+	Name     string `json:"name"`
+	Bytes    string `json:"bytes"`
+	SQLState string `json:"sqlstate"`
 }
 
 func loadConformance(t testing.TB) *confFile {
@@ -300,8 +308,24 @@ func TestConformanceGrowing(t *testing.T) {
 	if len(c.Growing) == 0 {
 		t.Skip("the conformance file has no growing filters")
 	}
+	checkLayered(t, c, c.Growing, "growing")
+}
+
+// TestConformanceUnions: the same of every union (§10) of the file, which
+// is moreover read-only.
+func TestConformanceUnions(t *testing.T) {
+	c := loadConformance(t)
+	if len(c.Unions) == 0 {
+		t.Skip("the conformance file has no unions")
+	}
+	checkLayered(t, c, c.Unions, "union")
+}
+
+// checkLayered checks entries of the layout ("growing" or "union").
+func checkLayered(t *testing.T, c *confFile, entries []confLayered, layout string) {
+	refused := map[string]error{"growing": ErrGrowing, "union": ErrUnion}[layout]
 	probes := 0
-	for _, cg := range c.Growing {
+	for _, cg := range entries {
 		raw, err := base64.StdEncoding.DecodeString(cg.Bytes)
 		if err != nil {
 			t.Fatalf("%s: %v", cg.Name, err)
@@ -311,8 +335,8 @@ func TestConformanceGrowing(t *testing.T) {
 			t.Errorf("%s: Parse: %v", cg.Name, err)
 			continue
 		}
-		if !f.IsGrowing() {
-			t.Errorf("%s: IsGrowing() is false", cg.Name)
+		if f.IsGrowing() != (layout == "growing") || f.IsUnion() != (layout == "union") {
+			t.Errorf("%s: IsGrowing() %v, IsUnion() %v", cg.Name, f.IsGrowing(), f.IsUnion())
 		}
 		if string(f.Bytes()) != string(raw) {
 			t.Errorf("%s: Bytes() differs from the parsed bytes", cg.Name)
@@ -339,11 +363,14 @@ func TestConformanceGrowing(t *testing.T) {
 			wantFPR, _ := strconv.ParseFloat(in.FPR, 64)
 			wantCard, _ := strconv.ParseFloat(in.Cardinality, 64)
 			got := f.Info()
-			if got.Layout != "growing" || got.BitsSet != in.BitsSet || got.Saturated != in.Saturated ||
+			if got.Layout != layout || got.BitsSet != in.BitsSet || got.Saturated != in.Saturated ||
 				!closeTo(got.EstimatedFPR, wantFPR) || !closeTo(got.EstimatedCardinality, wantCard) ||
 				!closeTo(f.FPR(), wantFPR) || !closeTo(f.Cardinality(), wantCard) || f.Saturated() != in.Saturated {
 				t.Errorf("%s: Info %+v, the server's %+v", cg.Name, got, *in)
 			}
+		}
+		if _, err := f.AddHash(1); !errors.Is(err, refused) {
+			t.Errorf("%s: AddHash: %v, want %v", cg.Name, err, refused)
 		}
 		for i, p := range cg.Probes {
 			v, err := keyValue(p.Key, c.Types)
@@ -362,7 +389,7 @@ func TestConformanceGrowing(t *testing.T) {
 			probes++
 		}
 	}
-	t.Logf("%d growing filters, %d probes agree", len(c.Growing), probes)
+	t.Logf("%d %s filters, %d probes agree", len(entries), layout, probes)
 }
 
 // closeTo allows the last bits of a sum computed in another order.
@@ -375,7 +402,20 @@ func TestConformanceMalformedGrowing(t *testing.T) {
 	if len(c.MalformedGrowing) == 0 {
 		t.Skip("the conformance file has no malformed growing filters")
 	}
-	for _, m := range c.MalformedGrowing {
+	checkMalformedLayered(t, c.MalformedGrowing, "growing filters")
+}
+
+func TestConformanceMalformedUnions(t *testing.T) {
+	c := loadConformance(t)
+	if len(c.MalformedUnions) == 0 {
+		t.Skip("the conformance file has no malformed unions")
+	}
+	checkMalformedLayered(t, c.MalformedUnions, "unions")
+}
+
+// checkMalformedLayered requires Parse and Scan to reject every entry.
+func checkMalformedLayered(t *testing.T, entries []confMalformed, what string) {
+	for _, m := range entries {
 		raw, err := base64.StdEncoding.DecodeString(m.Bytes)
 		if err != nil {
 			t.Fatalf("%s: %v", m.Name, err)
@@ -385,5 +425,5 @@ func TestConformanceMalformedGrowing(t *testing.T) {
 		var f Filter
 		checkRejected(t, m.Name+" (Scan)", f.Scan(raw), m.SQLState)
 	}
-	t.Logf("%d malformed growing filters rejected", len(c.MalformedGrowing))
+	t.Logf("%d malformed %s rejected", len(entries), what)
 }

@@ -7,11 +7,14 @@
 // through database/sql (*Filter implements sql.Scanner).  A Refresher keeps
 // a local copy of a server's filter current.
 //
-// A Filter is a plain filter or a growing one (bf_create_growing,
-// docs/FORMAT.md §9): a list of plain filters, its layers.  Both are read
-// by the same functions and answer lookups alike; IsGrowing, Growing and
+// A Filter is a plain filter, a growing one (bf_create_growing,
+// docs/FORMAT.md §9): a list of plain filters, its layers, or a union
+// (§10: filters of any sizes side by side, such as the filter of a table
+// distributed by Citus, one layer per shard).  All are read by the same
+// functions and answer lookups alike; IsGrowing, IsUnion, Growing and
 // Layers tell them apart and describe the layers.  A growing filter grows
-// on the server: Add and set algebra on it return ErrGrowing.
+// on the server and a union is read-only: Add and set algebra on them
+// return ErrGrowing and ErrUnion.
 //
 // # Values
 //

@@ -33,10 +33,11 @@ func (f *Filter) fillFPR() (float64, uint64) {
 	return sum / float64(f.nblocks), total
 }
 
-// fill is what the bits say (§6.1-6.3); of a growing filter, summed over
-// its layers as the server's bf_info does: bits set and cardinalities add
-// up, a value is a false positive if any layer answers "maybe", and the
-// filter is saturated past its target rate p.
+// fill is what the bits say (§6.1-6.3); of a growing filter or a union,
+// summed over its layers as the server's bf_info does: bits set and
+// cardinalities add up, a value is a false positive if any layer answers
+// "maybe", and the filter is saturated past the header's rate (even a
+// union's 0).
 type fill struct {
 	set         uint64
 	rate        float64
@@ -108,9 +109,10 @@ func (f *Filter) Cardinality() float64 {
 }
 
 // Info describes a filter, as the server's bf_info does.  Of a growing
-// filter (Layout "growing"), NBits, Capacity, Inserted, BitsSet and
-// EstimatedCardinality are sums over the layers, TargetFPR is the whole
-// filter's, and NHashes is 0 (the layers' are in Layers()).
+// filter (Layout "growing") or a union ("union"), NBits, Capacity,
+// Inserted, BitsSet and EstimatedCardinality are sums over the layers,
+// TargetFPR is the header's rate, and NHashes is 0 (the layers' are in
+// Layers()).
 type Info struct {
 	Layout               string
 	NBits                uint64
@@ -135,7 +137,10 @@ func (f *Filter) Info() Info {
 	s := f.fill()
 	m := f.NBits()
 	layout := "blocked"
-	if f.grow != nil {
+	switch {
+	case f.IsUnion():
+		layout = "union"
+	case f.IsGrowing():
 		layout = "growing"
 	}
 	return Info{

@@ -24,17 +24,19 @@ const (
 var magic = [4]byte{'B', 'L', 'M', 'F'}
 
 // Filter is a Bloom filter in the bloomfilter format, version 1: a plain
-// filter (FORMAT.md §1) or a growing one (§9, bf_create_growing), a list
-// of plain filters called layers.  Lookups, the text and byte forms,
-// equality and the estimates take both forms; Add, AddHash, Union and
-// Intersect refuse a growing filter (ErrGrowing): it grows on the server.
+// filter (FORMAT.md §1), a growing one (§9, bf_create_growing), a list of
+// plain filters called layers, or a union (§10, bf_union_layered, a
+// distributed table's filter), layers of any sizes.  Lookups, the text and
+// byte forms, equality and the estimates take every form; Add, AddHash,
+// Union and Intersect refuse a growing filter (ErrGrowing: it grows on the
+// server) and a union (ErrUnion: it is read-only).
 //
 // A Filter is safe for concurrent readers (Contains, Info, Bytes, ...); Add
 // needs exclusive access.  Filters handed out by a Refresher are read-only
 // snapshots: Add on them returns ErrReadOnly (Clone first).
 type Filter struct {
-	// of a plain filter; of a growing one, family, flags, detail and seed
-	// are those every layer shares, and the others are zero
+	// of a plain filter; of a growing one or a union, family, flags,
+	// detail and seed are those every layer shares, and the others are zero
 	family   Family
 	flags    uint8
 	k        int
@@ -46,12 +48,12 @@ type Filter struct {
 	fpr      float64
 	bits     []byte // 64 * nblocks bytes
 	readOnly bool
-	grow     *growing // the growing form: its header and layers; nil if plain
+	grow     *growing // the growing or union form: its header and layers; nil if plain
 }
 
 // Parse reads a filter from its bytes: filter::bytea, binary COPY, or the
-// driver's binary result, of either form (the magic "BLMF" or "BLMG" tells
-// them apart).  It rejects exactly what the server rejects (a
+// driver's binary result, of any form (the magic "BLMF", "BLMG" or "BLMU"
+// tells them apart).  It rejects exactly what the server rejects (a
 // *FormatError with SQLSTATE 22P03); the data is copied.
 func Parse(data []byte) (*Filter, error) { return parse(data, true) }
 
@@ -59,7 +61,7 @@ func Parse(data []byte) (*Filter, error) { return parse(data, true) }
 func parseOwned(data []byte) (*Filter, error) { return parse(data, false) }
 
 func parse(data []byte, copyBits bool) (*Filter, error) {
-	if len(data) >= 4 && [4]byte{data[0], data[1], data[2], data[3]} == growMagic {
+	if isLayered(data) {
 		return parseGrowing(data, copyBits)
 	}
 	return parsePlain(data, copyBits)
@@ -254,12 +256,12 @@ func (f *Filter) Portable() bool { return f.flags&flagNonPort == 0 }
 // Seed returns the XXH3 seed.
 func (f *Filter) Seed() int64 { return f.seed }
 
-// NHashes returns k, the bits set per element; 0 for a growing filter,
-// whose layers each have their own (see Layers).
+// NHashes returns k, the bits set per element; 0 for a growing filter or
+// a union, whose layers each have their own (see Layers).
 func (f *Filter) NHashes() int { return f.k }
 
-// NBits returns the size of the bit array in bits (of a growing filter:
-// of all its layers).
+// NBits returns the size of the bit array in bits (of a growing filter or
+// a union: of all its layers).
 func (f *Filter) NBits() uint64 {
 	if f.grow != nil {
 		var n uint64
@@ -272,7 +274,7 @@ func (f *Filter) NBits() uint64 {
 }
 
 // Inserted returns the header's count of adds that turned on a bit (of a
-// growing filter: the sum over its layers, as bf_info reports it).
+// growing filter or a union: the sum over its layers, as bf_info reports it).
 func (f *Filter) Inserted() uint64 {
 	if f.grow != nil {
 		var n uint64
@@ -285,8 +287,9 @@ func (f *Filter) Inserted() uint64 {
 }
 
 // Capacity returns the capacity the filter was sized for (0: sized
-// explicitly).  Of a growing filter: the sum of its layers' capacities
-// so far, as bf_info reports it (Growing gives the first layer's).
+// explicitly).  Of a growing filter or a union: the sum of its layers'
+// capacities (so far), as bf_info reports it (Growing gives the first
+// layer's).
 func (f *Filter) Capacity() int64 {
 	if f.grow != nil {
 		var n uint64
@@ -299,7 +302,8 @@ func (f *Filter) Capacity() int64 {
 }
 
 // TargetFPR returns the false-positive rate it was sized for (0: sized
-// explicitly); of a growing filter, the rate of the whole filter.
+// explicitly); of a growing filter, the rate of the whole filter; of a
+// union, the bound of its layers' targets (§10.3).
 func (f *Filter) TargetFPR() float64 {
 	if f.grow != nil {
 		return f.grow.fpr
@@ -330,8 +334,9 @@ func (f *Filter) block(h uint64) *[blockBytes]byte {
 	return (*[blockBytes]byte)(f.bits[b*blockBytes : b*blockBytes+blockBytes])
 }
 
-// ContainsHash tests a 64-bit hash (FORMAT.md §2; of a growing filter,
-// against every layer, §9.2): false means the value was never added.
+// ContainsHash tests a 64-bit hash (FORMAT.md §2; of a growing filter or
+// a union, against every layer, §9.2, §10.2): false means the value was
+// never added.
 func (f *Filter) ContainsHash(h uint64) bool {
 	if f.family == FamilyNone {
 		return false

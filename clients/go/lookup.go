@@ -62,11 +62,11 @@ func (f *Filter) ContainsInt64(v int64) (bool, error) {
 
 // Add adds v; it reports whether a bit changed.  The first value added to
 // an empty filter sets its family.  Adding NULL does nothing.  A growing
-// filter is added to on the server only: Add returns an error wrapping
-// ErrGrowing and leaves it unchanged.
+// filter is added to on the server only, and a union not at all: Add
+// returns an error wrapping ErrGrowing or ErrUnion and leaves it unchanged.
 func (f *Filter) Add(v any) (bool, error) {
 	if f.grow != nil {
-		return false, errGrowingAdd
+		return false, f.grow.refusal(false)
 	}
 	if f.readOnly {
 		return false, ErrReadOnly
@@ -82,10 +82,11 @@ func (f *Filter) Add(v any) (bool, error) {
 }
 
 // AddHash adds a 64-bit hash (as computed by Hash with the filter's seed).
-// The filter must already have a family, and not be growing (ErrGrowing).
+// The filter must already have a family, and be neither growing
+// (ErrGrowing) nor a union (ErrUnion).
 func (f *Filter) AddHash(h uint64) (bool, error) {
 	if f.grow != nil {
-		return false, errGrowingAdd
+		return false, f.grow.refusal(false)
 	}
 	if f.readOnly {
 		return false, ErrReadOnly

@@ -19,6 +19,11 @@ const (
 
 var patchMagic = [4]byte{'B', 'L', 'M', 'P'}
 
+// maxPatchTotal is the length of the largest value: a growing filter or a
+// union (§9.1, §10.1) of 64 layers holding 2^23 blocks together, its
+// header and the layers' headers around them (a plain filter is smaller).
+const maxPatchTotal = growHeaderSize + growMaxLayers*headerSize + blockBytes*maxBlocks
+
 // ErrNeedFull means a patch cannot apply to the local copy (none yet, or
 // another length): fetch the whole filter again.
 var ErrNeedFull = errors.New("bloomfilter: the patch does not apply to the local copy; a full fetch is needed")
@@ -61,7 +66,7 @@ func DecodePatch(p []byte) (*Patch, error) {
 		return nil, patchError("unknown flags or non-zero reserved fields")
 	}
 	d := &Patch{Full: p[6]&patchFlagFull != 0, Total: le.Uint64(p[8:])}
-	if d.Total > headerSize+blockBytes*maxBlocks {
+	if d.Total > maxPatchTotal {
 		return nil, patchError("total length %d exceeds the largest filter", d.Total)
 	}
 	nruns := le.Uint32(p[16:])

@@ -109,7 +109,7 @@ func TestPatchRejects(t *testing.T) {
 		"truncated run":    makePatch(false, 100, run{0, d}, run{10, d})[:24+16+4+8],
 		"trailing":         append(makePatch(false, 100, run{0, d}), 0),
 		"too many runs":    set(makePatch(false, 100, run{0, d}), 16, 9),
-		"total too large":  makePatch(true, 64+64<<23+1),
+		"total too large":  makePatch(false, 64+64*64+64<<23+1),
 		"count no runs":    set(makePatch(false, 100), 16, 1),
 		"huge run count":   set(set(makePatch(false, 100), 19, 0xFF), 18, 0xFF),
 		"run length > end": makePatch(false, 3, run{0, d}),
@@ -126,5 +126,10 @@ func TestPatchRejects(t *testing.T) {
 	}
 	if _, err := DecodePatch(makePatch(false, 8, run{8, nil})); err != nil {
 		t.Error(err)
+	}
+	// the largest value is a union (or growing filter) of 64 layers holding
+	// 2^23 blocks together, longer than the largest plain filter
+	if _, err := DecodePatch(makePatch(false, 64+64*64+64<<23, run{64 + 64*64 + 64<<23 - 4, d})); err != nil {
+		t.Errorf("a patch of the largest union: %v", err)
 	}
 }

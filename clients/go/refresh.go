@@ -193,7 +193,9 @@ func (r *Refresher) refresh(ctx context.Context, start time.Time) error {
 		next, err = r.fetch(ctx, cur, "")
 	}
 	r.mu.Lock()
-	r.forceFull = err != nil
+	// only a bad patch makes the copy or its position suspect; after a
+	// failed round trip (a server or a Citus worker down) patches go on
+	r.forceFull = err != nil && isPatchError(err)
 	r.mu.Unlock()
 	if err != nil {
 		return err

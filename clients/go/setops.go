@@ -25,8 +25,10 @@ func compatible(a, b *Filter) string {
 }
 
 func combine(a, b *Filter, intersect bool) (*Filter, error) {
-	if a.grow != nil || b.grow != nil {
-		return nil, errGrowingSetOp
+	for _, x := range [2]*Filter{a, b} {
+		if x.grow != nil {
+			return nil, x.grow.refusal(true)
+		}
 	}
 	if p := compatible(a, b); p != "" {
 		return nil, &IncompatibleError{Param: p}
@@ -64,17 +66,19 @@ func min64(a, b uint64) uint64 {
 }
 
 // Union returns f | g (bf_union): every value of either.  The result keeps
-// f's capacity and target rate.  Growing filters are refused (an error
-// wrapping ErrGrowing), as on the server.
+// f's capacity and target rate.  Growing filters and unions are refused
+// (an error wrapping ErrGrowing or ErrUnion), as on the server.
 func (f *Filter) Union(g *Filter) (*Filter, error) { return combine(f, g, false) }
 
 // Intersect returns f & g (bf_intersect): at least every common value.
-// Growing filters are refused (ErrGrowing), as on the server.
+// Growing filters and unions are refused (ErrGrowing, ErrUnion), as on
+// the server.
 func (f *Filter) Intersect(g *Filter) (*Filter, error) { return combine(f, g, true) }
 
 // Equal reports whether f = g as the server's = does: same bytes except
-// the inserted count (§6.5); of growing filters, except the layers'
-// inserted counts (§9.5).  A growing filter never equals a plain one.
+// the inserted count (§6.5); of growing filters or unions, except the
+// layers' inserted counts (§9.5, §10.5).  A filter never equals one of
+// another form.
 func (f *Filter) Equal(g *Filter) bool {
 	if f.grow != nil || g.grow != nil {
 		return f.grow != nil && g.grow != nil && f.grow.equal(g.grow)

@@ -14,8 +14,8 @@ import (
 
 // Scan implements sql.Scanner.  It accepts the bytes of the format
 // (bytea, binary results), the text form, and bytea's hex text ("\x…",
-// as drivers that do not decode bytea give it), of a plain or a growing
-// filter alike.  Scanning NULL is an
+// as drivers that do not decode bytea give it), of a plain filter, a
+// growing one or a union alike.  Scanning NULL is an
 // error; scan into a **Filter (or sql.Null[...] wrapper) to allow NULL.
 func (f *Filter) Scan(src any) error {
 	var g *Filter
@@ -38,11 +38,12 @@ func (f *Filter) Scan(src any) error {
 }
 
 // parseAny tells the three representations apart by their first bytes:
-// "BLMF" or "BLMG" (binary), "bloomfilter:1" or "bloomgrowing:1" (text),
-// "\x" (bytea hex text).
+// "BLMF", "BLMG" or "BLMU" (binary), "bloomfilter:1", "bloomgrowing:1" or
+// "bloomunion:1" (text), "\x" (bytea hex text).
 func parseAny(b []byte) (*Filter, error) {
 	switch {
-	case bytes.HasPrefix(b, []byte(textPrefix)), bytes.HasPrefix(b, []byte(growTextPrefix)):
+	case bytes.HasPrefix(b, []byte(textPrefix)), bytes.HasPrefix(b, []byte(growTextPrefix)),
+		bytes.HasPrefix(b, []byte(unionTextPrefix)):
 		return ParseText(string(b))
 	case bytes.HasPrefix(b, []byte(`\x`)):
 		raw, err := decodeHexText(b)

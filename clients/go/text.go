@@ -13,7 +13,7 @@ import (
 const textPrefix = "bloomfilter:1"
 
 // String returns the text form (FORMAT.md §5, or §9.4 for a growing
-// filter).  For a filter of family other, whose text names a type only
+// filter, §10.4 for a union).  For a filter of family other, whose text names a type only
 // the server knows, the type is printed as its OID.
 func (f *Filter) String() string {
 	if f.grow != nil {
@@ -42,13 +42,15 @@ func formatFPR(x float64) string {
 	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
-// ParseText reads the text form of either form ("bloomfilter:1 ..." or a
-// growing filter's "bloomgrowing:1 ..."), rejecting what the server's
+// ParseText reads the text form of any form ("bloomfilter:1 ...", a
+// growing filter's "bloomgrowing:1 ..." or a union's "bloomunion:1 ..."),
+// rejecting what the server's
 // input function rejects (a *FormatError with SQLSTATE 22P02).  A filter
 // of family other cannot be read: its text names a type that only the
 // server can resolve (ErrNonPortable).
 func ParseText(s string) (*Filter, error) {
-	if strings.HasPrefix(s, growTextPrefix+" ") { // as the server tells them apart
+	// as the server tells them apart
+	if strings.HasPrefix(s, growTextPrefix+" ") || strings.HasPrefix(s, unionTextPrefix+" ") {
 		return parseGrowingText(s)
 	}
 	return parsePlainText(s)

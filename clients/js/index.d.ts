@@ -54,11 +54,11 @@ export declare class NonPortableError extends BloomFilterError {}
 /** A change set that cannot be applied; fetch the whole value. */
 export declare class PatchError extends BloomFilterError {}
 
-/** bf_info, in camelCase.  Of a growing filter: sums over its layers (FORMAT.md §9.5). */
+/** bf_info, in camelCase.  Of a growing filter or a union: sums over its layers (FORMAT.md §9.5, §10.5). */
 export interface FilterInfo {
-  layout: 'blocked' | 'growing';
+  layout: FilterLayout;
   nbits: number;
-  /** null for a growing filter, whose layers differ. */
+  /** null for a growing filter or a union, whose layers differ. */
   nhashes: number | null;
   seed: bigint;
   bytes: number;
@@ -74,6 +74,9 @@ export interface FilterInfo {
   portable: boolean;
 }
 
+/** The form of a bloomfilter value, as bf_info's layout. */
+export type FilterLayout = 'blocked' | 'growing' | 'union';
+
 /** One layer of a filter (bf_layers): a plain filter is one layer. */
 export interface LayerInfo {
   nbits: number;
@@ -86,10 +89,12 @@ export interface LayerInfo {
 }
 
 /**
- * A bloomfilter value: plain (docs/FORMAT.md §1) or growing (§9, made by
- * bf_create_growing), read by the same entry points.  A growing filter is
- * tested, compared and inspected here; add, addHash, union and intersect
- * refuse it (BloomFilterError, SQLSTATE 0A000): it is added to on the server.
+ * A bloomfilter value: plain (docs/FORMAT.md §1), growing (§9, made by
+ * bf_create_growing) or a union (§10, bf_union_layered, the filter of a
+ * distributed table), read by the same entry points.  A growing filter or a
+ * union is tested, compared and inspected here; add, addHash, union and
+ * intersect refuse it (BloomFilterError, SQLSTATE 0A000): a growing filter
+ * is added to on the server, and a union is read-only.
  */
 export declare class BloomFilter {
   private constructor();
@@ -110,25 +115,29 @@ export declare class BloomFilter {
   readonly familyId: number;
   /** Field family names of a record filter, else null. */
   readonly fields: FamilyName[] | null;
-  /** null for a growing filter, whose layers differ (see layers). */
+  /** null for a growing filter or a union, whose layers differ (see layers). */
   readonly nhashes: number | null;
-  /** Of every layer, for a growing filter. */
+  /** Of every layer, for a growing filter or a union. */
   readonly nblocks: number;
   readonly nbits: number;
   readonly seed: bigint;
-  /** Of a growing filter: of its layers so far. */
+  /** Of a growing filter or a union: of its layers (so far). */
   readonly capacity: bigint;
-  /** Of a growing filter: the whole filter's target. */
+  /** Of a growing filter: the whole filter's target; of a union: its header's bound. */
   readonly targetFpr: number;
-  /** Of a growing filter: summed over its layers. */
+  /** Of a growing filter or a union: summed over its layers. */
   readonly inserted: bigint;
   readonly portable: boolean;
   readonly byteLength: number;
   /** True for a growing filter (bf_create_growing). */
   readonly isGrowing: boolean;
-  /** A growing filter's growth factor; null for a plain filter. */
+  /** True for a union (bf_union_layered, a distributed table's filter): read-only. */
+  readonly isUnion: boolean;
+  /** The form, as bf_info's layout. */
+  readonly layout: FilterLayout;
+  /** A growing filter's growth factor; null for a plain filter or a union. */
   readonly growth: number | null;
-  /** A growing filter's tightening ratio; null for a plain filter. */
+  /** A growing filter's tightening ratio; null for a plain filter or a union. */
   readonly ratio: number | null;
   /** Each layer's parameters, as bf_layers (one for a plain filter). */
   readonly layers: LayerInfo[];
@@ -139,14 +148,14 @@ export declare class BloomFilter {
   containsHash(hash: bigint): boolean;
   /** The unsigned 64-bit hash of the value in this filter. */
   hash(value: KeyValue): bigint;
-  /** Add a value in place; true if a bit changed.  Refused for a growing filter. */
+  /** Add a value in place; true if a bit changed.  Refused for a growing filter or a union. */
   add(value: KeyValue): boolean;
   addHash(hash: bigint): boolean;
-  /** bf_union: a new filter.  Refused for growing filters. */
+  /** bf_union: a new filter.  Refused for growing filters and unions. */
   union(other: BloomFilter): BloomFilter;
   /** bf_intersect: a new filter. */
   intersect(other: BloomFilter): BloomFilter;
-  /** The = operator: same parameters and bits (a growing filter never equals a plain one). */
+  /** The = operator: same parameters and bits (a filter never equals one of another form). */
   equals(other: BloomFilter): boolean;
   bitsSet(): number;
   /** bf_fpr: the false-positive rate of the bits as they are. */

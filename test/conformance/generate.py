@@ -486,6 +486,16 @@ def filter_entry(srv, name, fexpr, probes, record):
     return entry
 
 
+def add_all(srv, create, members, record):
+    """SQL of the filter create with the keys of the query members added
+    (none if members is None), in the query's order."""
+    if members is None:
+        return create
+    ncols = len(srv.conn.execute("SELECT * FROM (%s) s LIMIT 0" % members).description)
+    key = ("ROW(%s)" if record else "%s") % ", ".join("s.c%d" % i for i in range(ncols))
+    return "(SELECT bf_add_all(%s, ARRAY(SELECT %s FROM (%s) s)))" % (create, key, members)
+
+
 def gen_filters(srv):
     out = []
     for name, create, members, probes, record in filters():
@@ -497,9 +507,7 @@ def gen_filters(srv):
                 fexpr = "bf_add(%s, (SELECT %s FROM (%s) s))" % (
                     fexpr, "ROW(s.*)" if record else "s.c0", m)
         else:
-            ncols = len(srv.conn.execute("SELECT * FROM (%s) s LIMIT 0" % members).description)
-            key = ("ROW(%s)" if record else "%s") % ", ".join("s.c%d" % i for i in range(ncols))
-            fexpr = "(SELECT bf_add_all(%s, ARRAY(SELECT %s FROM (%s) s)))" % (create, key, members)
+            fexpr = add_all(srv, create, members, record)
         out.append(filter_entry(srv, name, fexpr, probes, record))
     for name, setup, fexpr, probes, record in TABLE_FILTERS:
         srv.conn.execute(setup)
@@ -985,19 +993,18 @@ GROWING = [
 def gen_growing(srv):
     out = []
     for name, create, members, probes, record in GROWING:
-        if members is None:
-            fexpr = create
-        else:
-            ncols = len(srv.conn.execute("SELECT * FROM (%s) s LIMIT 0" % members).description)
-            key = ("ROW(%s)" if record else "%s") % ", ".join("s.c%d" % i for i in range(ncols))
-            fexpr = "(SELECT bf_add_all(%s, ARRAY(SELECT %s FROM (%s) s)))" % (create, key, members)
-        e = filter_entry(srv, name, fexpr, probes, record)
-        if e is None:
-            raise SystemExit("generate: the server cannot read back the growing filter '%s'" % name)
-        e["layers"], = srv.one("SELECT count(*) FROM conf_filters, bf_layers(f) WHERE name = %s"
-                               % quote(name))
-        out.append(e)
+        out.append(layered_entry(srv, name, add_all(srv, create, members, record), probes, record))
     return out
+
+
+def layered_entry(srv, name, fexpr, probes, record):
+    """filter_entry of a growing filter or a union, with its bf_layers count."""
+    e = filter_entry(srv, name, fexpr, probes, record)
+    if e is None:
+        raise SystemExit("generate: the server cannot read back the layered filter '%s'" % name)
+    e["layers"], = srv.one("SELECT count(*) FROM conf_filters, bf_layers(f) WHERE name = %s"
+                           % quote(name))
+    return e
 
 
 def gen_malformed_growing(srv):
@@ -1042,13 +1049,155 @@ def gen_malformed_growing(srv):
         ("layers of family other with the OID of int4 (23)", patch_parts(oth, 64, 23)),
         ("layers of family other with the OID of text (25)", patch_parts(oth, 64, 25)),
     ]
+    return rejected(srv, "growing filter", cases)
+
+
+def rejected(srv, what, cases):
+    """The entries of malformed layered values: each must be rejected by
+    the server, whose SQLSTATE they record."""
     out = []
     for name, data in cases:
         st = srv.sqlstate("SELECT '\\x%s'::bytea::bloomfilter" % data.hex())
         if st is None:
-            raise SystemExit("generate: the server accepts the malformed growing filter '%s'" % name)
+            raise SystemExit("generate: the server accepts the malformed %s '%s'" % (what, name))
         out.append({"name": name, "bytes": b64(data), "sqlstate": st})
     return out
+
+
+# ---------------------------------------------------------------------------
+# unions (docs/FORMAT.md §10): bf_union_layered of filters of any sizes,
+# one layer per plain input and every layer of a growing one; probes of
+# each input's members and of absent keys.  Each input: (constructor,
+# members query or None).
+
+REC_KEYS = ["g::int8", "'attr-' || mod(g, 7)"]
+UNIONS = [
+    ("int8 keys: plain filters of 100 and 5000 keys",
+     [("bf_create(100, 0.01, 7)", gs("g::int8", 1, 100)),
+      ("bf_create(5000, 0.001, 7)", gs("g::int8", 101, 5100))],
+     [gs("g::int8", 1, 5100, 13), gs("g::int8", 10001, 10600)], False),
+    ("int8 keys: a growing filter (flattened into its layers) and a plain one",
+     [("bf_create_growing(20, 0.01, 2, 3)", gs("g::int8", 1, 300)),
+      ("bf_create(1000, 0.01, 3)", gs("g::int8", 1001, 1500))],
+     [gs("g::int8", 1, 1500, 7), gs("g::int8", 3001, 3600)], False),
+    ("text keys, with an empty layer (family none in the input)",
+     [("bf_create(50, 0.01)", None), ("bf_create(500, 0.02)", gs("'t-' || g", 1, 500)),
+      ("bf_create(20, 0.05)", gs("'u-' || g", 1, 20))],
+     [gs("'t-' || g", 1, 500, 7), gs("'u-' || g", 1, 20), gs("'absent-' || g", 1, 400)], False),
+    ("user x attribute records: three shards",
+     [("bf_create(100, 0.01, -2)", gs_rec(REC_KEYS, 1, 100)),
+      ("bf_create(300, 0.01, -2)", gs_rec(REC_KEYS, 101, 400)),
+      ("bf_create(50, 0.01, -2)", gs_rec(REC_KEYS, 401, 450))],
+     [gs_rec(REC_KEYS, 1, 450, 3), gs_rec(["g::int8", "'attr-' || (mod(g, 7) + 1)"], 1, 300)],
+     True),
+    ("layers sized explicitly (capacity 0, fpr 0)",
+     [("bf_create_sized(1024, 3)", gs("g::int4", 1, 40)),
+      ("bf_create_sized(4096, 5)", gs("g::int4", 41, 300))],
+     [gs("g::int4", 1, 600)], False),
+    ("one layer", [("bf_create(1000, 0.01)", gs("g::int4", 1, 100))],
+     [gs("g::int4", 1, 200)], False),
+    ("only empty layers (family none)", [("bf_create(100, 0.01)", None),
+                                         ("bf_create_growing(100, 0.01)", None)],
+     [lst("(1)::int8", "'x'::text")], False),
+]
+
+
+def union_of(srv, inputs, record):
+    return "bf_union_layered(%s)" % ", ".join(add_all(srv, c, m, record) for c, m in inputs)
+
+
+def gen_unions(srv):
+    out = []
+    for name, inputs, probes, record in UNIONS:
+        out.append(layered_entry(srv, name, union_of(srv, inputs, record), probes, record))
+    # valid headers a strict reader might wrongly reject: only the range of
+    # the rate is checked, and the capacities may add up to the largest bigint
+    good, = srv.one("SELECT bf_union_layered(bf_add_all(bf_create(10, 0.01, 7), "
+                    "ARRAY(SELECT g FROM generate_series(1, 10) g)), bf_add_all(bf_create(100, 0.01, 7), "
+                    "ARRAY(SELECT g FROM generate_series(11, 110) g)))::bytea")
+    l1 = 64 + 64 + 64 * struct.unpack_from("<Q", good, 64 + 24)[0]
+    top = patch(patch(patch(good, 64 + 40, "<q", 1 << 62), l1 + 40, "<q", (1 << 62) - 1),
+                16, "<q", (1 << 63) - 1)
+    ints = [gs("g::int8", 1, 120, 7), gs("g::int8", 5001, 5030)]
+    for name, data in (("header fpr 1 (accepted)", patch(good, 24, "<d", 1.0)),
+                       ("header fpr 0 with layers that have targets (accepted)",
+                        patch(good, 24, "<d", 0.0)),
+                       ("header fpr -0 (accepted, printed -0)", patch(good, 24, "<d", -0.0)),
+                       ("capacities that add up to the largest bigint (accepted)", top)):
+        out.append(layered_entry(srv, name, "'\\x%s'::bytea::bloomfilter" % data.hex(), ints, False))
+    return out
+
+
+def gen_malformed_unions(srv):
+    good, = srv.one("SELECT %s::bytea" % union_of(srv, [
+        ("bf_create(10, 0.01, 3)", gs("g::int8", 1, 10)),
+        ("bf_create(100, 0.01, 3)", gs("g::int8", 11, 110)),
+        ("bf_create(30, 0.05, 3)", gs("g::int8", 111, 140))], False))
+    one, = srv.one("SELECT bf_union_layered(bf_add(bf_create(5, 0.01, 3), 1))::bytea")
+    oth, = srv.one("SELECT bf_union_layered(bf_add(bf_create(5, 0.01), '10.0.0.1'::inet), "
+                   "bf_add(bf_create(50, 0.01), '10.0.0.2'::inet))::bytea")
+    grown, = srv.one("SELECT bf_add_all(bf_create_growing(5, 0.01, 2, 3), "
+                     "ARRAY(SELECT g FROM generate_series(1, 20) g))::bytea")
+    starts, off = [], 64
+    while off < len(good):
+        starts.append(off)
+        off += 64 + 64 * struct.unpack_from("<Q", good, off + 24)[0]
+    assert len(starts) == 3
+    l1 = starts[1]
+    caps = [struct.unpack_from("<q", good, o + 40)[0] for o in starts]
+    total = sum(caps)
+    # capacities 2^62, 2^62 and c2: a sum past the largest bigint, and the
+    # header holds what it wraps to in an i64
+    wrapped = patch(patch(good, starts[0] + 40, "<q", 1 << 62), l1 + 40, "<q", 1 << 62)
+    wrapped = patch(wrapped, 16, "<q", (1 << 63) + caps[2] - (1 << 64))
+    # layer 0 emptied to family none, the others integer
+    none0 = patch(patch(good, 64 + 8, "<B", 0), 64 + 32, "<Q", 0)
+    cases = [
+        ("version 0", patch(good, 4, "<H", 0)),
+        ("version 2", patch(good, 4, "<H", 2)),
+        ("0 layers", patch(good, 6, "<H", 0)),
+        ("65 layers", patch(good, 6, "<H", 65)),
+        ("more layers than the value holds", patch(good, 6, "<H", 4)),
+        ("fewer layers than the value holds", patch(good, 6, "<H", 2)),
+        ("reserved bytes 8-11 (a growth of section 9)", patch(good, 8, "<I", 2)),
+        ("reserved byte 15", patch(good, 15, "<B", 1)),
+        ("capacity one more than the layers' sum", patch(good, 16, "<q", total + 1)),
+        ("capacity one less than the layers' sum", patch(good, 16, "<q", total - 1)),
+        ("capacity 0", patch(good, 16, "<q", 0)),
+        ("capacity -1", patch(good, 16, "<q", -1)),
+        ("capacity of layer 0 only", patch(good, 16, "<q", caps[0])),
+        ("capacities past the largest bigint (the header holds the wrapped sum)", wrapped),
+        ("fpr -0.01", patch(good, 24, "<d", -0.01)),
+        ("fpr -5e-324", patch(good, 24, "<d", -5e-324)),
+        ("fpr 1.0000000000000002", patch(good, 24, "<d", 1.0000000000000002)),
+        ("fpr NaN", patch(good, 24, "<d", float("nan"))),
+        ("fpr +Infinity", patch(good, 24, "<d", float("inf"))),
+        ("fpr -Infinity", patch(good, 24, "<d", float("-inf"))),
+        ("reserved bytes 32-39 (a ratio of section 9)", patch(good, 32, "<d", 0.9)),
+        ("reserved byte 40", patch(good, 40, "<B", 1)),
+        ("reserved byte 63", patch(good, 63, "<B", 1)),
+        ("layer 1 with another seed", patch(good, l1 + 16, "<q", 4)),
+        ("layer 1 with another family", patch(good, l1 + 8, "<B", 4)),
+        ("layer 1 with the non-portable flag", patch(good, l1 + 9, "<B", 1)),
+        ("layer 0 of family none, the others integer", none0),
+        ("layer 1 with another version", patch(good, l1 + 4, "<H", 2)),
+        ("layer 1 with the magic of a union", patch(good, l1, "<4s", b"BLMU")),
+        ("layer 1 with the magic of a growing filter", patch(good, l1, "<4s", b"BLMG")),
+        ("layer 1 with 0 hashes", patch(good, l1 + 10, "<H", 0)),
+        ("layer 1 with a negative capacity", patch(good, l1 + 40, "<q", -1)),
+        ("layer 0 with an nblocks past the end", patch(one, 64 + 24, "<Q", 1000)),
+        ("truncated by one byte", good[:-1]),
+        ("one byte too many", good + b"\0"),
+        ("one block too many", good + bytes(64)),
+        ("header only", good[:64]),
+        ("shorter than the header", good[:63]),
+        ("the union's bytes under the magic of a growing filter", patch(good, 0, "<4s", b"BLMG")),
+        ("a growing filter's bytes under the magic of a union", patch(grown, 0, "<4s", b"BLMU")),
+        # §3.1: layers of family other naming a type of a portable family
+        ("layers of family other with the OID of int4 (23)", patch_parts(oth, 64, 23)),
+        ("layers of family other with the OID of text (25)", patch_parts(oth, 64, 25)),
+    ]
+    return rejected(srv, "union", cases)
 
 
 # ---------------------------------------------------------------------------
@@ -1062,7 +1211,7 @@ def dump(doc, path):
     items = list(doc.items())
     for n, (k, v) in enumerate(items):
         comma = "," if n + 1 < len(items) else ""
-        if isinstance(v, list) and k in ("filters", "windows", "growing"):
+        if isinstance(v, list) and k in ("filters", "windows", "growing", "unions"):
             lines.append('  "%s": [' % k)
             for i, f in enumerate(v):
                 lines.append("    {")
@@ -1120,6 +1269,8 @@ def main(argv):
             "malformed_windows": gen_malformed_windows(srv),
             "growing": gen_growing(srv),
             "malformed_growing": gen_malformed_growing(srv),
+            "unions": gen_unions(srv),
+            "malformed_unions": gen_malformed_unions(srv),
         }
         # the family of every type name that occurs in a key
         for typ in sorted({k["key"]["type"] for k in doc["hashes"]} - {"record"}):
@@ -1130,10 +1281,11 @@ def main(argv):
     dump(doc, path)
     size = os.path.getsize(path)
     print("generate: wrote %s (%d bytes: %d hashes, %d filters with %d probes, "
-          "%d malformed bytes, %d malformed texts)"
+          "%d malformed bytes, %d malformed texts, %d growing filters, %d unions)"
           % (path, size, len(doc["hashes"]), len(doc["filters"]),
              sum(len(f["probes"]) for f in doc["filters"]),
-             len(doc["malformed_bytes"]), len(doc["malformed_text"])))
+             len(doc["malformed_bytes"]), len(doc["malformed_text"]),
+             len(doc["growing"]), len(doc["unions"])))
     return 0
 
 

@@ -28,6 +28,9 @@ cd ../..
 . clients/go/scripts/gopath.sh
 bf_go_build clients/go/e2e "$bf_gopath/e2e.test" test
 bf_go_build examples/go-cache-guard "$bf_gopath/cache-guard"
+# the Refresher program test/lib/citus_clients.sh runs against Citus
+# (92-citus.sh): vetted and built here, where Citus may be missing
+bf_go_build clients/go/e2e/citusclient "$bf_gopath/citusclient"
 echo "-- end to end (lib/pq, pgx) and the cache-guard example"
 # lib/pq's default is sslmode=require, and a throwaway cluster on a machine
 # without ssl-cert has no SSL

@@ -8,6 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib/citus.sh
+. test/lib/citus_clients.sh
 citus_available || { echo "skipped: build Citus 13 (PostgreSQL 15-17) or 14 (16-18) from its source against $(command -v pg_config) and install it (README, \"Citus\")"; exit 77; }
 citus_start "${BF_CITUS_PORT:-57640}" || { echo "citus: could not start the clusters"; tail -20 "$CITUS_DIR"/n*.log; exit 1; }
 
@@ -61,6 +62,8 @@ CREATE TABLE r (code text);
 SELECT create_reference_table('r');
 INSERT INTO r SELECT 'code' || g FROM generate_series(1, 1000) g;
 CREATE INDEX r_code_bf ON r USING bloomfilter (code);
+CREATE ROLE bf_citus_nobody;
+GRANT USAGE ON SCHEMA public TO bf_citus_nobody;
 SQL
 
 echo "-- lookups in the index of a distributed table"
@@ -78,6 +81,16 @@ check_plan "another column's lookup asks every shard" "Task Count: 8" \
 	"SELECT 1 FROM d t WHERE bf_shard_might_contain(t.tableoid, '{email}', 'x'::text) LIMIT 1"
 check_plan "a shard tests its filter once, before its scan" "One-Time Filter: bf_shard_might_contain('[0-9]*'::oid" \
 	"SELECT 1 FROM d t WHERE bf_shard_might_contain(t.tableoid, '{email}', 'x'::text) LIMIT 1"
+check "bf_index_filter: a union of the 8 shards' filters, each sized by the index's options" "union|8|5000" \
+	"SELECT (bf_info(f)).layout || '|' || (SELECT count(*) || '|' || min(l.capacity) FROM bf_layers(f) l) FROM bf_index_filter('d_email_bf') f"
+check "bf_index_filter: every key in it, and absent keys at the rate of asking every shard" "0|true" \
+	"SELECT count(*) FILTER (WHERE NOT bf_contains(f, 'user' || g || '@example.com')) || '|' ||
+	        (count(*) FILTER (WHERE bf_contains(f, 'nobody' || g)) BETWEEN 20000 * 0.5 * (SELECT estimated_fpr FROM bf_index_info('d_email_bf'))
+	                                                             AND 20000 * 2 * (SELECT estimated_fpr FROM bf_index_info('d_email_bf')))
+	 FROM (SELECT bf_index_filter('d_email_bf') f OFFSET 0) x, generate_series(1, 20000) g"
+check "bf_index_layers: the shards' layers" 8 "SELECT count(*) FROM bf_index_layers('d_email_bf')"
+check_error "bf_index_filter without SELECT on the column: refused" 42501 \
+	"SET ROLE bf_citus_nobody; SELECT bf_index_filter('d_email_bf')"
 check "reference table: present" t "SELECT bf_index_contains('r_code_bf', 'code7'::text)"
 check "reference table: bf_index_info from its one shard" "1000|true" \
 	"SELECT round(estimated_cardinality::numeric, -2) || '|' || (nbits > 0) FROM bf_index_info('r_code_bf')"
@@ -139,25 +152,83 @@ check_error "method 'trigger' refused, naming method 'index'" 0A000 \
 	"SELECT bf_track('d', 'email', method => 'trigger')"
 
 echo "-- a tracked table distributed, shards changed, moved, undistributed"
+# with a client's copy of its filter, refreshed by bf_tracked_changes
+# (test/sql/include/change_client.sql applies the patches as a reader must)
 cpsql 0 >/dev/null <<'SQL'
+\i test/sql/include/change_client.sql
+CREATE TABLE bfc_client (copy bytea, lsn pg_lsn, full_refresh bool, sent int);
+INSERT INTO bfc_client VALUES (NULL, NULL, NULL, NULL);
+CREATE FUNCTION bfc_refresh_life() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	c record;
+BEGIN
+	SELECT * INTO c FROM bf_tracked_changes('life', 'k', (SELECT lsn FROM bfc_client));
+	UPDATE bfc_client SET copy = bfc_apply(copy, c.patch), lsn = c.next_lsn,
+		full_refresh = c.full_refresh, sent = length(c.patch);
+END $$;
 CREATE TABLE life (id bigint, k text);
 INSERT INTO life SELECT g, 'l' || g FROM generate_series(1, 5000) g;
 SELECT bf_track('life', 'k');
-SELECT create_distributed_table('life', 'id', shard_count => 4);
+SELECT bfc_refresh_life();
 SQL
+citus_clients_start life k
+citus_clients_check "clients: the local table's filter" life k "SELECT 'l' || g FROM generate_series(1, 5000, 5) g" full
+cpsql 0 -c "SELECT create_distributed_table('life', 'id', shard_count => 4)" >/dev/null
+# check_client NAME FULL: after a refresh, whether it was sent in full, and
+# that the copy is the filter now and holds every key (1 in 5)
+# (and the same of the Go, JavaScript and Python clients' Refresher,
+# test/lib/citus_clients.sh, each holding its own copy)
+check_client() {
+	cpsql 0 -c "SELECT bfc_refresh_life()" >/dev/null
+	check "client: $1" "$2|t|0" \
+		"SELECT c.full_refresh, c.copy = bf_tracked_filter('life', 'k')::bytea,
+		        (SELECT count(*) FROM generate_series(1, $n, 5) g
+		         WHERE NOT bf_contains(c.copy::bloomfilter, 'l' || g))
+		 FROM bfc_client c"
+	citus_clients_check "clients: $1" life k "SELECT 'l' || g FROM generate_series(1, $n, 5) g" \
+		"$([ "$2" = t ] && echo full || echo patch)"
+}
 n=5000
 check "distributed after bf_track: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+check_client "distributed: the whole filter sent (a local position names no shard's)" t
+check "client: the filter is a union, one layer per shard" "union|4" \
+	"SELECT (bf_info(f)).layout || '|' || (SELECT count(*) FROM bf_layers(f)) FROM bf_tracked_filter('life', 'k') f"
+check_client "nothing written since: only a patch" f
+check "client: nothing written since: no runs" 24 "SELECT sent FROM bfc_client"
 cpsql 0 -c "INSERT INTO life SELECT g, 'l' || g FROM generate_series(5001, 6000) g" >/dev/null
 n=6000
 check "rows written after distribution found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+check_client "rows written: the changed pages of every shard" f
+cpsql 0 -c "INSERT INTO life VALUES (1, 'one more key')" >/dev/null
+check_client "a key written: a patch" f
+check "client: the patch of one key is a small part of the filter" t \
+	"SELECT sent * 4 < length(bf_tracked_filter('life', 'k')::bytea) FROM bfc_client"
+check "client: in a read-only transaction, position 0/0 (none recorded)" "0/0|true" \
+	"BEGIN READ ONLY; SELECT next_lsn || '|' || (length(patch) > 0) FROM bf_tracked_changes('life', 'k', (SELECT lsn FROM bfc_client)); COMMIT"
+cpsql 0 >/dev/null <<'SQL'
+CREATE ROLE bf_citus_reader LOGIN;
+GRANT USAGE ON SCHEMA public TO bf_citus_reader;
+GRANT SELECT ON life TO bf_citus_reader;
+SQL
+check "client: a role that may read the column gets a position recorded for it" "true|true" \
+	"SET ROLE bf_citus_reader; SELECT (next_lsn > 'BF000000/0') || '|' || full_refresh FROM bf_tracked_changes('life', 'k')"
+check_error "client: the positions are not readable by it" 42501 \
+	"SET ROLE bf_citus_reader; SELECT * FROM bf_dist_position"
+check_error "client: a role without SELECT on the column gets no filter" 42501 \
+	"SET ROLE bf_citus_nobody; SELECT * FROM bf_tracked_changes('life', 'k')"
 cpsql 0 -c "SELECT alter_distributed_table('life', shard_count => 6)" >/dev/null 2>&1
 check "after a shard-count change: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+check_client "shard count changed: the whole filter sent" t
+cpsql 0 -c "INSERT INTO life SELECT g, 'l' || g FROM generate_series(6001, 6100) g" >/dev/null
+n=6100
+check_client "and a patch after it" f
 cpsql 0 -c "SELECT citus_move_shard_placement(s.shardid, '127.0.0.1', ${CITUS_PORTS[1]}, '127.0.0.1', ${CITUS_PORTS[2]}, shard_transfer_mode => 'block_writes') FROM citus_shards s WHERE s.table_name = 'life'::regclass AND s.nodeport = ${CITUS_PORTS[1]} LIMIT 1" >/dev/null
 check "after a shard move: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+check_client "a shard moved: the whole filter sent" t
 # every shard on one worker, then rebalanced over both
 cpsql 0 -c "SELECT citus_move_shard_placement(s.shardid, '127.0.0.1', ${CITUS_PORTS[2]}, '127.0.0.1', ${CITUS_PORTS[1]}, shard_transfer_mode => 'block_writes') FROM citus_shards s WHERE s.table_name = 'life'::regclass AND s.nodeport = ${CITUS_PORTS[2]}" >/dev/null
 cpsql 0 -c "SELECT citus_rebalance_start(shard_transfer_mode => 'block_writes')" -c "SELECT citus_rebalance_wait()" >/dev/null 2>&1
@@ -171,13 +242,19 @@ check "a worker added and shards moved there" t \
 	"SELECT count(*) > 0 FROM citus_shards WHERE table_name = 'life'::regclass AND nodeport = ${CITUS_PORTS[3]}"
 check "on the new worker too: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
-cpsql 0 -c "INSERT INTO life SELECT g, 'l' || g FROM generate_series(6001, 7000) g" >/dev/null
+check_client "rebalanced onto a new worker: the whole filter sent" t
+cpsql 0 -c "INSERT INTO life SELECT g, 'l' || g FROM generate_series(6101, 7000) g" >/dev/null
 n=7000
 check "rows written since: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+check_client "rows written on three workers: a patch" f
+cpsql 0 -c "REINDEX TABLE life" >/dev/null
+check_client "the shards' indexes rebuilt: the whole filter sent" t
 cpsql 0 -c "SELECT undistribute_table('life')" >/dev/null 2>&1
 check "undistributed: every key found" 0 \
 	"SELECT count(*) FROM generate_series(1, $n, 5) g WHERE NOT bf_might_contain('life', 'k', 'l' || g)"
+check_client "undistributed: the whole filter sent (a distributed position names no WAL position)" t
+citus_clients_stop
 
 echo "-- aggregates run in parts on the workers"
 cpsql 0 >/dev/null <<'SQL'
@@ -245,10 +322,6 @@ INSERT INTO src VALUES (1, 1, 'a');"
 check "and the write is not kept" 0 "SELECT count(*) FROM src"
 
 echo "-- rights and bad input"
-cpsql 0 >/dev/null <<'SQL'
-CREATE ROLE bf_citus_nobody;
-GRANT USAGE ON SCHEMA public TO bf_citus_nobody;
-SQL
 check_error "no SELECT on the column: refused" 42501 \
 	"SET ROLE bf_citus_nobody; SELECT bf_index_contains('d_email_bf', 'x'::text)"
 check_error "bf_shard_might_contain on the distributed table itself: refused" 0A000 \

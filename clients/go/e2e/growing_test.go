@@ -15,15 +15,31 @@ import (
 // a growing filter that grew: 500 keys into layers of 10, 20, 40, ...
 const growingSQL = `SELECT bf_add_all(bf_create_growing(10, 0.01), ARRAY(SELECT generate_series(1, 500)))`
 
+// a union (FORMAT.md §10) of the same 500 keys: a plain filter of 100 and
+// the layers of a growing filter of 400
+const unionSQL = `SELECT bf_union_layered(bf_add_all(bf_create(100, 0.01), ARRAY(SELECT generate_series(1, 100))),
+	bf_add_all(bf_create_growing(10, 0.01), ARRAY(SELECT generate_series(101, 500))))`
+
 // TestGrowingFromServer reads a growing filter with each driver (the
 // bloomfilter column as text and binary results, its ::bytea): the client
 // gets the server's bytes and text, finds every member, and agrees with
 // bf_info and bf_layers; it refuses to add to it.
 func TestGrowingFromServer(t *testing.T) {
+	layeredFromServer(t, growingSQL, "growing", bloomfilter.ErrGrowing)
+}
+
+// TestUnionFromServer: the same of a union, which is read-only.
+func TestUnionFromServer(t *testing.T) {
+	layeredFromServer(t, unionSQL, "union", bloomfilter.ErrUnion)
+}
+
+// layeredFromServer checks the value of valueSQL (keys 1 to 500), of
+// the layout "growing" or "union", whose Add is refused with refused.
+func layeredFromServer(t *testing.T, valueSQL, layout string, refused error) {
 	var want []byte
 	var text string
 	var nlayers int
-	if err := conn.QueryRow(ctx, `WITH g AS (`+growingSQL+` AS f)
+	if err := conn.QueryRow(ctx, `WITH g AS (`+valueSQL+` AS f)
 		SELECT f::bytea, f::text, (SELECT count(*) FROM bf_layers(f)) FROM g`).Scan(&want, &text, &nlayers); err != nil {
 		t.Fatal(err)
 	}
@@ -32,9 +48,9 @@ func TestGrowingFromServer(t *testing.T) {
 	}
 	check := func(name string, f *bloomfilter.Filter) {
 		t.Helper()
-		if !f.IsGrowing() || f.NumLayers() != nlayers || string(f.Bytes()) != string(want) || f.String() != text {
-			t.Errorf("%s: growing %v, %d layers of %d, same bytes %v, same text %v", name,
-				f.IsGrowing(), f.NumLayers(), nlayers, string(f.Bytes()) == string(want), f.String() == text)
+		if f.Info().Layout != layout || f.NumLayers() != nlayers || string(f.Bytes()) != string(want) || f.String() != text {
+			t.Errorf("%s: layout %s, %d layers of %d, same bytes %v, same text %v", name,
+				f.Info().Layout, f.NumLayers(), nlayers, string(f.Bytes()) == string(want), f.String() == text)
 		}
 		for k := int64(1); k <= 500; k++ {
 			if ok, err := f.Contains(k); !ok || err != nil {
@@ -43,7 +59,7 @@ func TestGrowingFromServer(t *testing.T) {
 		}
 	}
 	for _, d := range drivers() {
-		for _, q := range []string{growingSQL, growingSQL + `::bytea`, growingSQL + `::text`} {
+		for _, q := range []string{valueSQL, valueSQL + `::bytea`, valueSQL + `::text`} {
 			var f bloomfilter.Filter
 			if err := d.db.QueryRowContext(ctx, q).Scan(&f); err != nil {
 				t.Fatalf("%s %s: %v", d.name, q, err)
@@ -53,7 +69,7 @@ func TestGrowingFromServer(t *testing.T) {
 	}
 	for _, format := range []int16{pgx.TextFormatCode, pgx.BinaryFormatCode} {
 		var f bloomfilter.Filter
-		if err := conn.QueryRow(ctx, growingSQL, pgx.QueryResultFormats{format}).Scan(&f); err != nil {
+		if err := conn.QueryRow(ctx, valueSQL, pgx.QueryResultFormats{format}).Scan(&f); err != nil {
 			t.Fatalf("pgx native format %d: %v", format, err)
 		}
 		check("pgx native", &f)
@@ -64,7 +80,7 @@ func TestGrowingFromServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// absent keys: the same answers as bf_contains
-	rows, err := conn.Query(ctx, `WITH g AS MATERIALIZED (`+growingSQL+` AS f)
+	rows, err := conn.Query(ctx, `WITH g AS MATERIALIZED (`+valueSQL+` AS f)
 		SELECT k, bf_contains(g.f, k) FROM g, generate_series(501, 20500) k`)
 	if err != nil {
 		t.Fatal(err)
@@ -93,18 +109,18 @@ func TestGrowingFromServer(t *testing.T) {
 	var nbits, capacity, inserted, bitsSet int64
 	var target, fill, card, fpr float64
 	var saturated bool
-	var layout string
+	var srvLayout string
 	if err := conn.QueryRow(ctx, `SELECT layout, nbits, capacity, target_fpr, inserted, bits_set, fill_ratio,
 			estimated_cardinality, estimated_fpr, saturated FROM bf_info($1::bytea::bloomfilter)`, want).
-		Scan(&layout, &nbits, &capacity, &target, &inserted, &bitsSet, &fill, &card, &fpr, &saturated); err != nil {
+		Scan(&srvLayout, &nbits, &capacity, &target, &inserted, &bitsSet, &fill, &card, &fpr, &saturated); err != nil {
 		t.Fatal(err)
 	}
 	in := f.Info()
-	if in.Layout != layout || int64(in.NBits) != nbits || in.Capacity != capacity || in.TargetFPR != target ||
+	if in.Layout != layout || srvLayout != layout || int64(in.NBits) != nbits || in.Capacity != capacity || in.TargetFPR != target ||
 		int64(in.Inserted) != inserted || int64(in.BitsSet) != bitsSet || !near(in.FillRatio, fill) ||
 		!near(in.EstimatedCardinality, card) || !near(in.EstimatedFPR, fpr) || in.Saturated != saturated {
 		t.Errorf("Info %+v; bf_info %s nbits %d capacity %d target %v inserted %d set %d fill %v card %v fpr %v sat %v",
-			in, layout, nbits, capacity, target, inserted, bitsSet, fill, card, fpr, saturated)
+			in, srvLayout, nbits, capacity, target, inserted, bitsSet, fill, card, fpr, saturated)
 	}
 	lrows, err := conn.Query(ctx, `SELECT nbits, nhashes, capacity, target_fpr, inserted, bits_set, estimated_fpr
 		FROM bf_layers($1::bytea::bloomfilter) ORDER BY layer`, want)
@@ -137,19 +153,20 @@ func TestGrowingFromServer(t *testing.T) {
 	for _, d := range drivers() {
 		var equal, sameBytes bool
 		err := d.db.QueryRowContext(ctx, `SELECT $1::bloomfilter = g.f, $1::bloomfilter::bytea = g.f::bytea
-			FROM (`+growingSQL+` AS f) g`, f).Scan(&equal, &sameBytes)
+			FROM (`+valueSQL+` AS f) g`, f).Scan(&equal, &sameBytes)
 		if err != nil || !equal || !sameBytes {
 			t.Errorf("%s: sent back: equal %v, same bytes %v, %v", d.name, equal, sameBytes, err)
 		}
 	}
-	if _, err := f.Add(int64(501)); !errors.Is(err, bloomfilter.ErrGrowing) {
-		t.Errorf("Add on a growing filter: %v", err)
+	if _, err := f.Add(int64(501)); !errors.Is(err, refused) {
+		t.Errorf("Add on a %s filter: %v", layout, err)
 	}
 	t.Logf("%d layers; 500 members found with each driver; %d absent keys as bf_contains (%d false positives); bf_info and bf_layers agree",
 		nlayers, n, fp)
 }
 
-// growingSamples returns growing filters made by the server, as bytes.
+// growingSamples returns growing filters and unions made by the server,
+// as bytes.
 func growingSamples(t *testing.T) [][]byte {
 	var out [][]byte
 	for _, q := range []string{
@@ -157,6 +174,10 @@ func growingSamples(t *testing.T) [][]byte {
 		`SELECT bf_add_all(bf_create_growing(4, 0.05, 3), ARRAY(SELECT 'k' || g FROM generate_series(1, 30) g))::bytea`,
 		`SELECT bf_add(bf_create_growing(10, 0.01, 4, -1), ROW(1, 'a'::text))::bytea`,
 		`SELECT bf_create_growing(10, 0.01)::bytea`,
+		`SELECT bf_union_layered(bf_add_all(bf_create(10, 0.01, 3), ARRAY(SELECT generate_series(1, 10))),
+			bf_add_all(bf_create(50, 0.05, 3), ARRAY(SELECT generate_series(11, 60))),
+			bf_add_all(bf_create_growing(5, 0.01, 2, 3), ARRAY(SELECT generate_series(61, 80))))::bytea`,
+		`SELECT bf_union_layered(bf_create(10, 0.01), bf_add(bf_create_sized(1024, 3), 'k'::text))::bytea`,
 	} {
 		var b []byte
 		if err := conn.QueryRow(ctx, q).Scan(&b); err != nil {
@@ -167,7 +188,7 @@ func growingSamples(t *testing.T) [][]byte {
 	return out
 }
 
-// TestRejectGrowingParity mutates server-made growing filters (fields of
+// TestRejectGrowingParity mutates server-made growing filters and unions (fields of
 // the header and of the layers' headers set to random and boundary values,
 // lengths changed) and requires the client to accept exactly what the
 // server accepts, with the same SQLSTATE.
@@ -232,10 +253,11 @@ func TestRejectGrowingParity(t *testing.T) {
 			accepted++
 		}
 	}
-	t.Logf("%d mutated growing values: client and server agree (%d accepted)", n, accepted)
+	t.Logf("%d mutated growing values and unions: client and server agree (%d accepted)", n, accepted)
 }
 
-// TestRejectGrowingTextParity mutates the text forms of growing filters.
+// TestRejectGrowingTextParity mutates the text forms of growing filters
+// and unions.
 func TestRejectGrowingTextParity(t *testing.T) {
 	var texts []string
 	for _, b := range growingSamples(t) {
@@ -299,5 +321,5 @@ func TestRejectGrowingTextParity(t *testing.T) {
 			accepted++
 		}
 	}
-	t.Logf("%d mutated growing text forms: client and server agree (%d accepted)", n, accepted)
+	t.Logf("%d mutated growing and union text forms: client and server agree (%d accepted)", n, accepted)
 }

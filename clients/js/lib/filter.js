@@ -2,9 +2,10 @@
 // A bloomfilter value held locally: parsed from its bytes or text form,
 // tested and extended with the server's typed hashing, combined, and
 // described with the server's estimates (docs/FORMAT.md §1-§6).  A value of
-// the growing form (§9) is a BloomFilter too: it holds its layers, each a
-// plain BloomFilter over its part of the bytes, and answers true when any
-// layer does; adding to it and set algebra are left to the server.
+// the growing form (§9) or a union (§10) is a BloomFilter too: it holds its
+// layers, each a plain BloomFilter over its part of the bytes, and answers
+// true when any layer does; adding to a growing filter and set algebra are
+// left to the server, and a union is read-only.
 
 const { BloomFilterError, NonPortableError, SQLSTATE } = require('./errors');
 const { FAMILY, FAMILY_NAMES, recordFields, familyText } = require('./families');
@@ -17,7 +18,7 @@ const { testHash, setHash } = require('./probe');
 const { xxh3 } = require('./xxh3');
 const stats = require('./stats');
 const {
-  isGrowing, isGrowingText, readGrowing, parseGrowingText, formatGrowingText, refuseGrowing,
+  isLayered, isGrowingText, readGrowing, parseGrowingText, formatGrowingText, refuseGrowing,
 } = require('./growing');
 
 const I64_MAX = 2n ** 63n - 1n;
@@ -55,8 +56,8 @@ function capped(values, max) {
 class BloomFilter {
   /**
    * Use BloomFilter.fromBytes, fromText or empty. `value` is owned by the
-   * filter.  A plain filter has `header` (or reads it); a growing one has
-   * `growing`, what readGrowing found in `value`.
+   * filter.  A plain filter has `header` (or reads it); a growing one or a
+   * union has `growing`, what readGrowing found in `value`.
    */
   constructor(value, header, growing = null) {
     this._value = value;
@@ -84,7 +85,7 @@ class BloomFilter {
     return wrap(new Uint8Array(toBytes(bytes))); // a copy, even of a Buffer
   }
 
-  /** Parse the text form (`filter::text`), plain or growing. */
+  /** Parse the text form (`filter::text`), plain, growing or a union. */
   static fromText(text) {
     if (typeof text === 'string' && isGrowingText(text)) {
       const { bytes, g } = parseGrowingText(text);
@@ -124,28 +125,32 @@ class BloomFilter {
   get familyId() { return this._h.family; }
   /** Field family names of a record filter, else null. */
   get fields() { return this._fields ? this._fields.map((f) => FAMILY_NAMES[f]) : null; }
-  /** Bits set per value; null for a growing filter, whose layers differ (see layers). */
+  /** Bits set per value; null for a growing filter or a union, whose layers differ (see layers). */
   get nhashes() { return this._layers ? null : this._h.nhashes; }
-  /** Blocks (of every layer of a growing filter). */
+  /** Blocks (of every layer of a growing filter or a union). */
   get nblocks() { return this._layers ? this._layers.reduce((n, l) => n + l.nblocks, 0) : this._h.nblocks; }
   get nbits() { return 512 * this.nblocks; }
   /** The seed as stored: a signed 64-bit BigInt. */
   get seed() { return this._h.seed; }
-  /** The capacity sized for (0n: sized explicitly); of a growing filter, of its layers so far. */
+  /** The capacity sized for (0n: sized explicitly); of a growing filter or a union, of its layers (so far). */
   get capacity() { return this._layers ? capped(this._layers.map((l) => l.capacity), I64_MAX) : this._h.capacity; }
-  /** The rate sized for (0: sized explicitly); of a growing filter, the whole filter's. */
+  /** The rate sized for (0: sized explicitly); of a growing filter, the whole filter's; of a union, its header's bound. */
   get targetFpr() { return this._grow ? this._grow.fpr : this._h.fpr; }
-  /** Adds that changed a bit (summed over the layers of a growing filter). */
+  /** Adds that changed a bit (summed over the layers of a growing filter or a union). */
   get inserted() { return this._layers ? capped(this._layers.map((l) => l.inserted), MAX_INSERTED) : this._h.inserted; }
   get portable() { return this._portable; }
   /** Size of the value in bytes (header and bits). */
   get byteLength() { return this._value.length; }
   /** True for the growing form (bf_create_growing, FORMAT.md §9). */
-  get isGrowing() { return this._layers !== null; }
-  /** Growth factor of a growing filter's layers; null for a plain filter. */
-  get growth() { return this._grow ? this._grow.growth : null; }
-  /** Tightening ratio of a growing filter's rates; null for a plain filter. */
-  get ratio() { return this._grow ? this._grow.ratio : null; }
+  get isGrowing() { return this._layers !== null && !this._grow.union; }
+  /** True for a union (bf_union_layered, a distributed table's filter; FORMAT.md §10). */
+  get isUnion() { return this._layers !== null && this._grow.union; }
+  /** 'blocked', 'growing' or 'union', as bf_info's layout. */
+  get layout() { return this._layers === null ? 'blocked' : this._grow.union ? 'union' : 'growing'; }
+  /** Growth factor of a growing filter's layers; null for a plain filter or a union. */
+  get growth() { return this.isGrowing ? this._grow.growth : null; }
+  /** Tightening ratio of a growing filter's rates; null for a plain filter or a union. */
+  get ratio() { return this.isGrowing ? this._grow.ratio : null; }
   /** Each layer's header fields, as bf_layers: one for a plain filter. */
   get layers() {
     return (this._layers || [this]).map((l) => ({
@@ -192,7 +197,7 @@ class BloomFilter {
     return this._test(H.getUint32(4, true), H.getUint32(0, true));
   }
 
-  // the hash (hi, lo) against the bits; a growing filter: against any layer (§9.2)
+  // the hash (hi, lo) against the bits; a growing filter or a union: against any layer (§9.2, §10.2)
   _test(hi, lo) {
     const layers = this._layers;
     if (layers === null) return testHash(this._value, this._h.nblocks, this._h.nhashes, hi, lo);
@@ -207,7 +212,7 @@ class BloomFilter {
    * value's family.  Returns true if a bit changed; adding NULL does nothing.
    */
   add(value) {
-    if (this._layers) throw refuseGrowing('add');
+    if (this._layers) throw refuseGrowing(this._grow, 'add');
     this._requirePortable();
     if (isNull(value)) return false;
     if (this._h.family === FAMILY.none) {
@@ -230,7 +235,7 @@ class BloomFilter {
 
   /** As add, for a hash already computed; the filter must have a family. */
   addHash(h) {
-    if (this._layers) throw refuseGrowing('addHash');
+    if (this._layers) throw refuseGrowing(this._grow, 'addHash');
     if (this._h.family === FAMILY.none) {
       throw new BloomFilterError('the filter has no element family yet', SQLSTATE.INVALID_PARAMETER,
         'Add a value first, so that the filter knows how its values are hashed.');
@@ -260,7 +265,7 @@ class BloomFilter {
 
   _combine(other, intersect) {
     if (!(other instanceof BloomFilter)) throw new TypeError('expected a BloomFilter');
-    if (this._layers || other._layers) throw refuseGrowing(intersect ? 'intersect' : 'union');
+    for (const f of [this, other]) if (f._layers) throw refuseGrowing(f._grow, intersect ? 'intersect' : 'union');
     stats.checkCompatible(this._h, other._h);
     const value = new Uint8Array(this._value);
     const a = new Uint32Array(value.buffer, HEADER_BYTES);
@@ -292,11 +297,11 @@ class BloomFilter {
 
   /**
    * Same parameters and bits (the inserted counts aside), as the =
-   * operator (§6.5, §9.5): a growing filter never equals a plain one.
+   * operator (§6.5, §9.5, §10.5): a filter never equals one of another form.
    */
   equals(other) {
     if (!(other instanceof BloomFilter) || other._value.length !== this._value.length ||
-        other.isGrowing !== this.isGrowing) return false;
+        other.layout !== this.layout) return false;
     const a = this._value;
     const b = other._value;
     // every byte but each layer's inserted (offsets 32-39 of the layer); equal
@@ -317,8 +322,9 @@ class BloomFilter {
   }
 
   /**
-   * The fill and the estimates of §6.1-6.2; of a growing filter, summed
-   * over the layers, the rate that of any layer answering (§9.5).
+   * The fill and the estimates of §6.1-6.2; of a growing filter or a
+   * union, summed over the layers, the rate that of any layer answering
+   * (§9.5).
    */
   _fill() {
     if (this._layers === null) {
@@ -361,7 +367,7 @@ class BloomFilter {
     const capacity = this.capacity;
     const target = this.targetFpr;
     return {
-      layout: this._layers ? 'growing' : 'blocked',
+      layout: this.layout,
       nbits,
       nhashes: this.nhashes,
       seed: h.seed,
@@ -373,7 +379,8 @@ class BloomFilter {
       fillRatio: bitsSet / nbits,
       estimatedCardinality: cardinality,
       estimatedFpr: fpr,
-      saturated: target > 0 ? fpr > target : bitsSet > nbits / 2,
+      // a layered value is past its header's rate, even a union's 0 (§9.5, §10.5)
+      saturated: target > 0 || this._layers ? fpr > target : bitsSet > nbits / 2,
       elementType: h.family === FAMILY.other ? `other(oid ${h.detail})` : familyText(h.family, h.detail),
       portable: this.portable,
     };
@@ -392,18 +399,18 @@ class BloomFilter {
 
   toString() {
     if (this._layers) {
-      return `BloomFilter(${this.family}, growing, layers=${this._layers.length}, nbits=${this.nbits}, seed=${this.seed})`;
+      return `BloomFilter(${this.family}, ${this.layout}, layers=${this._layers.length}, nbits=${this.nbits}, seed=${this.seed})`;
     }
     return `BloomFilter(${this.family}, nbits=${this.nbits}, nhashes=${this.nhashes}, seed=${this.seed})`;
   }
 }
 
 /**
- * A filter over `value` (owned by it), plain or growing by its magic,
- * checked as the server reads bytes; `code` is the SQLSTATE of a bad value.
+ * A filter over `value` (owned by it), plain, growing or a union by its
+ * magic, checked as the server reads bytes; `code` is the SQLSTATE of a bad value.
  */
 function wrap(value, code = SQLSTATE.INVALID_BINARY) {
-  if (isGrowing(value)) return new BloomFilter(value, null, readGrowing(value, code));
+  if (isLayered(value)) return new BloomFilter(value, null, readGrowing(value, code));
   return new BloomFilter(value, readHeader(value, code));
 }
 

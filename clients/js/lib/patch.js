@@ -15,7 +15,10 @@ const { HEADER_BYTES, BLOCK_BYTES, MAX_NBLOCKS } = require('./header');
 const PATCH_HEADER = 24;
 const RUN_HEADER = 16;
 const MAGIC = [0x42, 0x4c, 0x4d, 0x50]; // "BLMP"
-const MAX_TOTAL = HEADER_BYTES + BLOCK_BYTES * MAX_NBLOCKS;
+// the largest value: a growing filter or a union (FORMAT.md §9.1, §10.1)
+// of 64 layers holding 2^23 blocks together, with its header and theirs
+// (a plain filter is smaller)
+const MAX_TOTAL = HEADER_BYTES + 64 * HEADER_BYTES + BLOCK_BYTES * MAX_NBLOCKS;
 
 /** A patch that cannot be applied: the caller must fetch the whole value. */
 class PatchError extends BloomFilterError {

@@ -98,7 +98,7 @@ class Refresher {
         full = patch.full;
         received = bytes.length;
       }
-      const filter = full ? BloomFilter.fromBytes(value) : wrap(value); // plain or growing
+      const filter = full ? BloomFilter.fromBytes(value) : wrap(value); // plain, growing or a union
       // the swap: one assignment, after everything has been checked
       this._filter = filter;
       this._lsn = r.nextLsn === undefined ? null : r.nextLsn;

@@ -14,7 +14,8 @@ import pytest
 
 from pgbloomfilter import (BloomFilter, BloomFilterError, BloomWindow, FamilyMismatchError,
                            FormatError, GrowingBloomFilter, IncompatibleFiltersError,
-                           NonPortableError, TextFormatError)
+                           NonPortableError, TextFormatError, UnionBloomFilter,
+                           UnionFilterError)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PATH = os.environ.get("BF_CONFORMANCE") or os.path.join(
@@ -100,6 +101,7 @@ def test_file_is_format_1():
     assert DOC["format"] == 1
     assert DOC["hashes"] and DOC["filters"] and DOC["malformed_bytes"] and DOC["malformed_text"]
     assert DOC["growing"] and DOC["malformed_growing"]
+    assert DOC["unions"] and DOC["malformed_unions"]
 
 
 @pytest.mark.parametrize("seed", sorted({int(h["seed"]) for h in DOC["hashes"]}))
@@ -199,15 +201,32 @@ def test_malformed_text(entry):
 
 
 GROWING = DOC["growing"]
+UNIONS = DOC["unions"]
 
 
 @pytest.mark.parametrize("entry", GROWING, ids=[g["name"] for g in GROWING])
 def test_growing(entry):
+    check_layered(entry, GrowingBloomFilter)
+
+
+@pytest.mark.parametrize("entry", UNIONS, ids=[u["name"] for u in UNIONS])
+def test_union(entry):
+    f = check_layered(entry, UnionBloomFilter)
+    with pytest.raises(UnionFilterError) as e:         # read-only (§10.2)
+        f.add(1)
+    assert e.value.sqlstate == "0A000" and f.to_bytes() == base64.b64decode(entry["bytes"])
+
+
+def check_layered(entry, cls):
+    """An entry of growing or unions: read as a value of class cls from its
+    bytes and its text, printed back, its probes and estimates the server's."""
     raw = base64.b64decode(entry["bytes"])
     f = BloomFilter(raw)
     t = BloomFilter.from_text(entry["text"])
     for g in (f, t, BloomFilter.from_bytes(memoryview(raw))):
-        assert isinstance(g, GrowingBloomFilter) and g.is_growing
+        assert type(g) is cls and isinstance(g, BloomFilter)
+        assert g.is_growing is (cls is GrowingBloomFilter)
+        assert g.is_union is (cls is UnionBloomFilter)
         assert g.to_bytes() == raw and bytes(g) == raw
         assert g.to_text() == entry["text"]
         assert len(g.layers) == entry["layers"] == g.header.nlayers
@@ -218,14 +237,15 @@ def test_growing(entry):
     check_info(f, entry["info"])
     assert f.info().nhashes is None and f.info().nbits == sum(x.nbits for x in f.layers)
     assert f != BloomFilter(raw[64:64 + 64 + 64 * f.layers[0].nbits // 512])   # layer 0 alone
+    return f
 
 
-MALFORMED_GROWING = DOC["malformed_growing"]
+MALFORMED_LAYERED = DOC["malformed_growing"] + DOC["malformed_unions"]
 
 
-@pytest.mark.parametrize("entry", MALFORMED_GROWING,
-                         ids=[m["name"] for m in MALFORMED_GROWING])
-def test_malformed_growing(entry):
+@pytest.mark.parametrize("entry", MALFORMED_LAYERED,
+                         ids=[m["name"] for m in MALFORMED_LAYERED])
+def test_malformed_layered(entry):
     with pytest.raises(FormatError) as e:
         BloomFilter(base64.b64decode(entry["bytes"]))
     assert e.value.sqlstate == entry["sqlstate"]
@@ -273,7 +293,39 @@ def _growing_text_variants():
     return out
 
 
-GROWING_TEXT_VARIANTS = _growing_text_variants()
+def _union_text_variants():
+    """The same of the file's unions (§10.4)."""
+    t = UNIONS[0]["text"]       # int8 keys: two layers, capacity=5100
+    head, *layers = t.split(" layer=")
+    fpr = head.split(" ")[2]
+    out = [
+        ("union version 2", t.replace("bloomunion:1", "bloomunion:2", 1)),
+        ("union without layers", head),
+        ("union with a trailing space", t + " "),
+        ("union capacity 05100", t.replace("capacity=5100 ", "capacity=05100 ", 1)),
+        ("union capacity 5101", t.replace("capacity=5100 ", "capacity=5101 ", 1)),
+        ("union capacity -1", t.replace("capacity=5100 ", "capacity=-1 ", 1)),
+        ("union fpr with a trailing 0", t.replace(fpr + " ", fpr + "0 ", 1)),
+        ("union fpr 2", t.replace(fpr + " ", "fpr=2 ", 1)),
+        ("union fpr -0.5", t.replace(fpr + " ", "fpr=-0.5 ", 1)),
+        ("union fpr nan", t.replace(fpr + " ", "fpr=nan ", 1)),
+        ("union with ratio and growth", t.replace(fpr + " ", fpr + " ratio=0 growth=0 ", 1)),
+        ("union fields out of order", t.replace("capacity=5100 " + fpr, fpr + " capacity=5100", 1)),
+        ("union with a layer missing", " layer=".join([head] + layers[1:])),
+        ("union with a layer of another seed",
+         " layer=".join([head, layers[0], UNIONS[2]["text"].split(" layer=")[2]])),
+        ("union with a union as a layer", " layer=".join([head, head] + layers)),
+        ("a union's layers under a growing head",
+         t.replace("bloomunion:1 capacity=5100 " + fpr, "bloomgrowing:1 capacity=5100 " + fpr
+                   + " ratio=0.9 growth=2", 1)),
+        ("a growing filter's layers under a union head", " layer=".join(
+            [head] + GROWING[0]["text"].split(" layer=")[1:])),
+        ("union of 66 layers", " layer=".join([head] + layers * 33)),
+    ]
+    return out
+
+
+GROWING_TEXT_VARIANTS = _growing_text_variants() + _union_text_variants()
 
 
 @pytest.mark.parametrize("name,text", GROWING_TEXT_VARIANTS,

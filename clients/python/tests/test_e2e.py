@@ -1,7 +1,8 @@
 """End to end with a real server and psycopg 3: read a tracked table's
 filter, answer 10 000 probes exactly as bf_might_contain does, then find
 every key inserted later after one refresh; read a growing filter
-(bf_create_growing) and answer as bf_contains does.
+(bf_create_growing) and a union (bf_union_layered) and answer as
+bf_contains does.
 
 Runs when BF_E2E=1, against the server of the libpq environment (PGHOST,
 PGPORT, ...) with the extension installed: test/suites/7*-client-python.sh
@@ -86,16 +87,23 @@ def test_tracked_filter_answers_as_the_server(conninfo, binary):
 
 GROWING = ("SELECT bf_add_all(bf_create_growing(10, 0.01), "
            "ARRAY(SELECT generate_series(1, 500)))")
+# the same keys in a union: a plain filter of 100, the layers of a growing one
+UNION = ("SELECT bf_union_layered(bf_add_all(bf_create(100, 0.01), "
+         "ARRAY(SELECT generate_series(1, 100))), bf_add_all(bf_create_growing(10, 0.01), "
+         "ARRAY(SELECT generate_series(101, 500))))")
 
 
 @pytest.mark.parametrize("binary", [True, False], ids=["binary", "text"])
-def test_growing_filter_answers_for_every_member(conninfo, binary):
+@pytest.mark.parametrize("sql,layout", [(GROWING, "growing"), (UNION, "union")],
+                         ids=["growing", "union"])
+def test_layered_filter_answers_for_every_member(conninfo, binary, sql, layout):
     with psycopg.connect(conninfo) as conn:
         adapt.register(conn)
-        f = conn.cursor(binary=binary).execute(GROWING).fetchone()[0]
-        assert isinstance(f, BloomFilter) and f.is_growing and len(f.layers) > 1
+        f = conn.cursor(binary=binary).execute(sql).fetchone()[0]
+        assert isinstance(f, BloomFilter) and len(f.layers) > 1
+        assert (f.is_growing, f.is_union) == (layout == "growing", layout == "union")
         assert all(f.contains(k) for k in range(1, 501))
-        raw = conn.execute("SELECT (%s)::bytea" % GROWING).fetchone()[0]
+        raw = conn.execute("SELECT (%s)::bytea" % sql).fetchone()[0]
         assert BloomFilter(raw) == f and f.to_bytes() == raw
         # non-members too, as bf_contains answers; the filter goes back as a parameter
         keys = list(range(1, 5001))
@@ -107,6 +115,8 @@ def test_growing_filter_answers_for_every_member(conninfo, binary):
         rows = conn.execute("SELECT layer, nbits, nhashes, capacity, target_fpr, inserted "
                             "FROM bf_layers(%s)", (f,)).fetchall()
         assert rows == [dataclasses.astuple(x) for x in f.layers]
+        info = conn.execute("SELECT layout, bits_set, saturated FROM bf_info(%s)", (f,)).fetchone()
+        assert info == (layout, f.info().bits_set, f.info().saturated)
 
 
 def test_text_column_tracked_by_trigger(conninfo):

@@ -209,8 +209,10 @@ test('the text forms the server accepts are the ones this client accepts', async
   }
 });
 
-test('a growing filter read through node-postgres answers as bf_contains, and the same text forms are accepted', async () => {
-  const sql = 'SELECT bf_add_all(bf_create_growing(10, 0.01), ARRAY(SELECT generate_series(1, 500)))';
+// A growing filter or a union (sql: keys 1 to 500) read through
+// node-postgres answers as bf_contains, is refused what the server refuses,
+// and the text forms edited by `edits` are accepted where the server does.
+async function checkLayered(sql, layout, edits) {
   const types = new pg.TypeOverrides();
   await registerBloomfilterType(pool, types);
   const c = new pg.Client({ database: DB, types });
@@ -218,8 +220,8 @@ test('a growing filter read through node-postgres answers as bf_contains, and th
   const row = (await c.query(`SELECT f, f::bytea AS b, f::text AS t, (SELECT count(*)::int FROM bf_layers(f)) AS n FROM (${sql} AS f) s`)).rows[0];
   await c.end();
   const f = row.f;
-  assert.ok(f instanceof BloomFilter && f.isGrowing);
-  assert.ok(f.layers.length > 1, 'the filter grew');
+  assert.ok(f instanceof BloomFilter && f.layout === layout);
+  assert.ok(f.layers.length > 1, 'several layers');
   assert.strictEqual(f.layers.length, row.n);
   assert.strictEqual(f.toText(), row.t);
   const fb = BloomFilter.fromBytes(row.b);
@@ -234,19 +236,15 @@ test('a growing filter read through node-postgres answers as bf_contains, and th
   });
   probes.forEach((k, i) => assert.strictEqual(f.contains(k), r.rows[i].m, `probe ${k}`));
 
-  // add and set algebra are the server's; the client refuses them
+  // add and set algebra: the client refuses them, as the server does
   assert.throws(() => f.add(501), (err) => err.code === '0A000');
   assert.throws(() => f.union(fb), (err) => err.code === '0A000');
   await assert.rejects(pool.query(`SELECT bf_union(f, f) FROM (${sql} AS f) s`), (err) => err.code === '0A000');
+  const info = (await pool.query(`SELECT (bf_info(f)).layout FROM (${sql} AS f) s`)).rows[0];
+  assert.strictEqual(info.layout, layout);
 
   // the server and this client accept and refuse the same text forms
   const t = row.t;
-  const edits = [
-    ['capacity=10', 'capacity=010'], ['capacity=10', 'capacity=11'], ['fpr=0.01', 'fpr=1e-2'], ['fpr=0.01', 'fpr=0.02'],
-    ['ratio=0.9', 'ratio=0.90'], ['ratio=0.9', 'ratio=9e-1'], ['growth=2', 'growth=02'], ['growth=2', 'growth=3'],
-    ['bloomgrowing:1 ', 'bloomgrowing:1  '], [' layer=', '  layer='], ['inserted=10 ', 'inserted=010 '],
-    ['bloomgrowing:1', 'bloomgrowing:2'],
-  ];
   const variants = [t, `${t} `, t.slice(0, t.indexOf(' layer=')), t.split(' layer=').slice(0, 3).join(' layer='),
     t.split(' layer=').filter((_, i) => i !== 2).join(' layer=')];
   for (const [from, to] of edits) variants.push(t.replace(from, to));
@@ -266,4 +264,27 @@ test('a growing filter read through node-postgres answers as bf_contains, and th
     }
     assert.deepStrictEqual(local && Buffer.from(local), server, `server and client differ on ${JSON.stringify(v.slice(0, 140))}`);
   }
+}
+
+test('a growing filter read through node-postgres answers as bf_contains, and the same text forms are accepted', async () => {
+  await checkLayered('SELECT bf_add_all(bf_create_growing(10, 0.01), ARRAY(SELECT generate_series(1, 500)))', 'growing', [
+    ['capacity=10', 'capacity=010'], ['capacity=10', 'capacity=11'], ['fpr=0.01', 'fpr=1e-2'], ['fpr=0.01', 'fpr=0.02'],
+    ['ratio=0.9', 'ratio=0.90'], ['ratio=0.9', 'ratio=9e-1'], ['growth=2', 'growth=02'], ['growth=2', 'growth=3'],
+    ['bloomgrowing:1 ', 'bloomgrowing:1  '], [' layer=', '  layer='], ['inserted=10 ', 'inserted=010 '],
+    ['bloomgrowing:1', 'bloomgrowing:2'],
+  ]);
+});
+
+// a union (FORMAT.md §10) of the same keys: a plain filter and a growing one's layers
+test('a union read through node-postgres answers as bf_contains, and the same text forms are accepted', async () => {
+  const sql = 'SELECT bf_union_layered(bf_add_all(bf_create(100, 0.01), ARRAY(SELECT generate_series(1, 100))), ' +
+    'bf_add_all(bf_create_growing(10, 0.01), ARRAY(SELECT generate_series(101, 500))))';
+  const { t } = (await pool.query(`SELECT f::text AS t FROM (${sql} AS f) s`)).rows[0];
+  const [, capacity, fpr] = t.split(' ');
+  await checkLayered(sql, 'union', [
+    [capacity, capacity.replace('=', '=0')], [capacity, 'capacity=1'], [capacity, 'capacity=-0'],
+    [fpr, `${fpr}0`], [fpr, 'fpr=0'], [fpr, 'fpr=1'], [fpr, 'fpr=-0'], [fpr, 'fpr=1.5'], [fpr, `${fpr} ratio=0.9`],
+    ['bloomunion:1 ', 'bloomunion:1  '], [' layer=', '  layer='], ['bloomunion:1', 'bloomunion:2'],
+    ['bloomunion:1', 'bloomgrowing:1'],
+  ]);
 });

@@ -29,8 +29,10 @@ async function main(): Promise<void> {
   const layers: LayerInfo[] = f.layers;
   const grown: boolean = f.isGrowing && layers.length > 1 && f.growth !== null && (f.ratio ?? 0) < 1 &&
     layers[0].nhashes + layers[0].nbits > 0 && layers[0].capacity >= 0n && layers[0].targetFpr < 1 && layers[0].inserted >= 0n;
-  const layout: 'blocked' | 'growing' = info.layout;
-  log(grown, layout);
+  const layout: 'blocked' | 'growing' | 'union' = info.layout;
+  // so is a union (bf_union_layered, a distributed table's filter)
+  const united: boolean = f.isUnion && f.layout === layout;
+  log(grown, layout, united);
   const s: bigint = f.seed + f.inserted + f.capacity;
   const fam: string = f.family;
   const sat: boolean = u.saturated() && u.equals(f) && f.portable && ok;

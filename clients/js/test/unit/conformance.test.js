@@ -120,46 +120,57 @@ test('malformed windows', () => {
   }
 });
 
-// growing filters (FORMAT.md §9): the same entry points read them; every
-// probe, the text and bytes, the layers and the estimates as the server's
-test('growing entries are in the file', () => {
+// growing filters (FORMAT.md §9) and unions (§10): the same entry points
+// read them; every probe, the text and bytes, the layers and the estimates
+// as the server's
+test('growing and union entries are in the file', () => {
   assert.ok(data.growing.length > 0 && data.malformed_growing.length > 0);
+  assert.ok(data.unions.length > 0 && data.malformed_unions.length > 0);
 });
 
-for (const g of data.growing) {
-  test(`growing ${g.name}`, () => {
-    const bytes = b64(g.bytes);
-    const fb = BloomFilter.fromBytes(bytes);
-    const ft = BloomFilter.fromText(g.text);
-    assert.ok(fb.isGrowing && ft.isGrowing);
-    assert.deepStrictEqual(ft.toBytes(), bytes, 'text and bytes parse to the same value');
-    assert.deepStrictEqual(fb.toBytes(), bytes);
-    assert.strictEqual(fb.toText(), g.text, 'prints the server\'s text form');
-    assert.strictEqual(ft.toText(), g.text);
-    assert.ok(fb.equals(ft));
-    assert.strictEqual(fb.layers.length, g.layers);
-    assert.strictEqual(ft.layers.length, g.layers);
-    for (const p of g.probes) {
-      const key = keyValue(p.key);
-      assert.strictEqual(fb.contains(key), p.expect, JSON.stringify(p.key));
-      assert.strictEqual(ft.contains(key), p.expect, JSON.stringify(p.key));
-    }
-    if (g.info) {
-      const i = fb.info();
-      assert.strictEqual(i.layout, 'growing');
-      assert.ok(close(i.estimatedFpr, g.info.fpr), `fpr ${i.estimatedFpr} vs ${g.info.fpr}`);
-      assert.ok(close(i.estimatedCardinality, g.info.cardinality), `cardinality ${i.estimatedCardinality} vs ${g.info.cardinality}`);
-      assert.strictEqual(i.saturated, g.info.saturated);
-      assert.strictEqual(i.bitsSet, g.info.bits_set);
-      assert.ok(close(fb.fpr(), g.info.fpr) && close(fb.cardinality(), g.info.cardinality));
-      assert.strictEqual(fb.saturated(), g.info.saturated);
-      assert.strictEqual(fb.bitsSet(), g.info.bits_set);
-    }
-  });
+for (const [section, layout] of [['growing', 'growing'], ['unions', 'union']]) {
+  for (const g of data[section]) {
+    test(`${layout} ${g.name}`, () => {
+      const bytes = b64(g.bytes);
+      const fb = BloomFilter.fromBytes(bytes);
+      const ft = BloomFilter.fromText(g.text);
+      for (const f of [fb, ft]) {
+        assert.strictEqual(f.layout, layout);
+        assert.strictEqual(f.isGrowing, layout === 'growing');
+        assert.strictEqual(f.isUnion, layout === 'union');
+      }
+      assert.deepStrictEqual(ft.toBytes(), bytes, 'text and bytes parse to the same value');
+      assert.deepStrictEqual(fb.toBytes(), bytes);
+      assert.strictEqual(fb.toText(), g.text, 'prints the server\'s text form');
+      assert.strictEqual(ft.toText(), g.text);
+      assert.ok(fb.equals(ft));
+      assert.strictEqual(fb.layers.length, g.layers);
+      assert.strictEqual(ft.layers.length, g.layers);
+      for (const p of g.probes) {
+        const key = keyValue(p.key);
+        assert.strictEqual(fb.contains(key), p.expect, JSON.stringify(p.key));
+        assert.strictEqual(ft.contains(key), p.expect, JSON.stringify(p.key));
+      }
+      if (g.info) {
+        const i = fb.info();
+        assert.strictEqual(i.layout, layout);
+        assert.ok(close(i.estimatedFpr, g.info.fpr), `fpr ${i.estimatedFpr} vs ${g.info.fpr}`);
+        assert.ok(close(i.estimatedCardinality, g.info.cardinality), `cardinality ${i.estimatedCardinality} vs ${g.info.cardinality}`);
+        assert.strictEqual(i.saturated, g.info.saturated);
+        assert.strictEqual(i.bitsSet, g.info.bits_set);
+        assert.ok(close(fb.fpr(), g.info.fpr) && close(fb.cardinality(), g.info.cardinality));
+        assert.strictEqual(fb.saturated(), g.info.saturated);
+        assert.strictEqual(fb.bitsSet(), g.info.bits_set);
+      }
+      // neither is added to here: a growing filter on the server, a union never
+      assert.throws(() => fb.addHash(1n), (err) => err.code === '0A000' && err.message.includes(
+        layout === 'union' ? 'union' : 'growing'));
+    });
+  }
 }
 
-test('every malformed growing value is rejected with its SQLSTATE', () => {
-  for (const x of data.malformed_growing) {
+test('every malformed growing value and union is rejected with its SQLSTATE', () => {
+  for (const x of data.malformed_growing.concat(data.malformed_unions)) {
     assert.throws(() => BloomFilter.fromBytes(b64(x.bytes)), (err) => err.code === x.sqlstate, `bytes: ${x.name}`);
   }
 });

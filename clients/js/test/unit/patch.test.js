@@ -54,7 +54,7 @@ test('invalid patches are rejected', () => {
     'cut in run data': makePatch(ok).subarray(0, 24 + 16 + 2),
     'header only, runs announced': makePatch(ok).subarray(0, 24),
     'shorter than the header': makePatch(ok).subarray(0, 23),
-    'total too large': makePatch({ total: 64 + 64 * 2 ** 23 + 1 }),
+    'total too large': makePatch({ total: 64 + 64 * 64 + 64 * 2 ** 23 + 1 }),
     'full with a gap': makePatch({ full: true, total: 8, runs: [[0, bytes(4, 1)], [5, bytes(3, 1)]] }),
     'full too short': makePatch({ full: true, total: 8, runs: [[0, bytes(4, 1)]] }),
   };
@@ -64,4 +64,8 @@ test('invalid patches are rejected', () => {
   assert.throws(() => applyPatch(current, makePatch({ total: 255 })), PatchError, 'length differs from the local copy');
   assert.throws(() => applyPatch(null, makePatch({ total: 256 })), PatchError, 'partial without a local copy');
   assert.throws(() => parsePatch('BLMP'), TypeError);
+  // the largest value is a union (or growing filter) of 64 layers holding
+  // 2^23 blocks together, longer than the largest plain filter
+  const largest = 64 + 64 * 64 + 64 * 2 ** 23;
+  assert.strictEqual(parsePatch(makePatch({ total: largest, runs: [[largest - 4, bytes(4, 1)]] })).total, largest);
 });

@@ -1,6 +1,6 @@
 """BloomFilter: a filter read from PostgreSQL, answering as the server does
 (FORMAT.md §2 for the bits, §6 for the estimates and set algebra, §9 for
-the growing form, GrowingBloomFilter)."""
+the growing form, GrowingBloomFilter, §10 for unions, UnionBloomFilter)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import xxhash
 from . import _format as F
 from ._keys import TypeSpec, key_bytes
 from .errors import (FamilyMismatchError, GrowingFilterError, IncompatibleFiltersError,
-                     NonPortableError)
+                     NonPortableError, UnionFilterError)
 
 _M = (1 << 64) - 1
 _C1 = 0xBF58476D1CE4E5B9
@@ -30,11 +30,11 @@ Bytes = Union[bytes, bytearray, memoryview]
 @dataclass(frozen=True)
 class FilterInfo:
     """What bf_info reports, computed from the bytes (FORMAT.md §6; for a
-    growing filter, the sums over its layers of §9.5)."""
+    growing filter or a union, the sums over its layers of §9.5)."""
     family: str
     portable: bool
     nbits: int
-    nhashes: Optional[int]        # None for a growing filter (each layer has its own)
+    nhashes: Optional[int]        # None for a growing filter or a union (each layer has its own)
     seed: int
     bytes: int
     capacity: int
@@ -73,20 +73,24 @@ class BloomFilter:
     value's `::bytea`, binary COPY, a driver's binary result),
     BloomFilter.from_text (its text form) or BloomFilter.create_sized.
     Given a growing filter (bf_create_growing), these return a
-    GrowingBloomFilter, a subclass that answers lookups the same way."""
+    GrowingBloomFilter, a subclass that answers lookups the same way; given
+    a union (bf_union_layered, a distributed table's filter), a
+    UnionBloomFilter, read-only."""
 
     __slots__ = ("_buf", "_family", "_detail", "_k", "_nblocks", "_seed", "_useed",
                  "_nonportable", "__weakref__")
 
     def __new__(cls, data: Bytes = b"") -> "BloomFilter":
-        # the form is told by the magic (FORMAT.md §9.1)
+        # the form is told by the magic (FORMAT.md §9.1, §10)
         if cls is BloomFilter and F.is_growing(data):
             cls = GrowingBloomFilter
+        elif cls is BloomFilter and F.is_union(data):
+            cls = UnionBloomFilter
         return object.__new__(cls)
 
     def __init__(self, data: Bytes):
         """Parse and validate the bytes (FORMAT.md §1, or §9 for a growing
-        filter); the filter keeps its own copy."""
+        filter, §10 for a union); the filter keeps its own copy."""
         self._init(bytearray(data))
 
     def _init(self, buf: Any) -> None:
@@ -125,7 +129,8 @@ class BloomFilter:
 
     @classmethod
     def from_text(cls, text: str) -> "BloomFilter":
-        """Parse the text form (FORMAT.md §5, or §9.4 for a growing filter).
+        """Parse the text form (FORMAT.md §5, or §9.4 for a growing filter,
+        §10.4 for a union).
         A non-portable filter's text names a PostgreSQL type and cannot be
         read here (NonPortableError)."""
         if F.is_growing_text(text):
@@ -145,6 +150,12 @@ class BloomFilter:
     @property
     def is_growing(self) -> bool:
         """True for a growing filter (bf_create_growing, FORMAT.md §9)."""
+        return False
+
+    @property
+    def is_union(self) -> bool:
+        """True for a union (bf_union_layered, a distributed table's filter,
+        FORMAT.md §10)."""
         return False
 
     @property
@@ -324,6 +335,9 @@ class BloomFilter:
 
     # ------------------------------------------------------------------
     def _combine(self, other: "BloomFilter", intersect: bool) -> "BloomFilter":
+        if self.is_union or other.is_union:
+            raise UnionFilterError("unions of bloomfilters cannot be combined (union, "
+                                   "intersection): the server refuses it too")
         if self.is_growing or other.is_growing:
             raise GrowingFilterError("growing bloomfilters cannot be combined (union, "
                                      "intersection): the server refuses it too")
@@ -368,7 +382,7 @@ class BloomFilter:
     # ------------------------------------------------------------------
     def fpr(self) -> float:
         """The false-positive rate of the bits as they are (FORMAT.md §6.2;
-        of a growing filter, that of any of its layers answering)."""
+        of a growing filter or a union, that of any of its layers answering)."""
         return self._summary()[1]
 
     def _summary(self) -> tuple[int, float, float]:
@@ -400,17 +414,21 @@ class BloomFilter:
         return self._summary()[2]
 
     def info(self) -> FilterInfo:
-        """bf_info (of a growing filter: sums over the layers, nhashes None)."""
+        """bf_info (of a growing filter or a union: sums over the layers,
+        nhashes None)."""
         target = self.header.fpr
         bits_set, fpr, card = self._summary()
         nbits = self.nbits
+        # a layered value is saturated past its header's rate, even a union's
+        # 0; a plain filter sized explicitly past half its bits (§6.3)
+        layered = isinstance(self, GrowingBloomFilter)
         return FilterInfo(
             family=self.family, portable=not self._nonportable, nbits=nbits,
             nhashes=self.nhashes, seed=self._seed, bytes=len(self._buf),
             capacity=min(sum(x.capacity for x in self.layers), F.I64_MAX), target_fpr=target,
             inserted=self.inserted, bits_set=bits_set, fill_ratio=bits_set / nbits,
             estimated_cardinality=card, estimated_fpr=fpr,
-            saturated=(fpr > target) if target > 0.0 else bits_set > nbits / 2.0)
+            saturated=(fpr > target) if target > 0.0 or layered else bits_set > nbits / 2.0)
 
 
 class GrowingBloomFilter(BloomFilter):
@@ -490,6 +508,41 @@ class GrowingBloomFilter(BloomFilter):
         raise GrowingFilterError("a growing bloomfilter cannot be added to here: growing "
                                  "filters are added to on the server (bf_add, bf_add_all), "
                                  "which appends their layers")
+
+
+class UnionBloomFilter(GrowingBloomFilter):
+    """A union (bf_union_layered, FORMAT.md §10): plain filters of any
+    sizes side by side, such as the filter of a table distributed by
+    Citus, one layer per shard.  It has the bytes of a growing filter under
+    another magic, without the sizing chain, and is read alike; it is
+    read-only: adding and set algebra are refused (UnionFilterError)."""
+
+    __slots__ = ()
+
+    @property
+    def is_growing(self) -> bool:
+        return False
+
+    @property
+    def is_union(self) -> bool:
+        return True
+
+    @property
+    def header(self) -> F.GrowHeader:       # type: ignore[override]
+        """The union's header: nlayers, capacity (the layers' sum), fpr (the
+        bound 1 - prod(1 - p_i) of the layers' targets); growth and ratio 0."""
+        return self._gh
+
+    def __repr__(self) -> str:
+        gh = self._gh
+        return ("<UnionBloomFilter family=%s layers=%d capacity=%d fpr=%s nbits=%d seed=%d "
+                "inserted=%d>" % (self.family, gh.nlayers, gh.capacity, F.format_fpr(gh.fpr),
+                                  self.nbits, self._seed, self.inserted))
+
+    def add(self, value: Any, type: TypeSpec = None) -> bool:
+        raise UnionFilterError("a union of bloomfilters is read-only: its layers were sized "
+                               "for other sets of keys; add to the filters it was made from "
+                               "(the shards' filters) and read it again")
 
 
 def _estimate_cardinality(bits_set: int, nblocks: int, k: int) -> float:

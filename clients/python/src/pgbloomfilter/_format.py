@@ -1,5 +1,5 @@
 """The bytes and the text form of a filter (docs/FORMAT.md §1 and §5) and
-of a growing filter (§9).
+of a growing filter (§9) or a union (§10).
 
 Parsing checks every rule the server checks, so that a value this module
 accepts is exactly a value PostgreSQL accepts.
@@ -293,11 +293,14 @@ def to_text(header: Header, bits: bytes | bytearray | memoryview) -> str:
 
 
 # ---------------------------------------------------------------------------
-# §9 growing filters: a header, then layers that are each a filter of §1
+# §9 growing filters: a header, then layers that are each a filter of §1;
+# §10 unions: the same bytes under another magic, without the sizing chain
 
 GROW_MAGIC = b"BLMG"
+UNION_MAGIC = b"BLMU"
 GROW_HEADER = struct.Struct("<4sHHIIqdd24s")
 GROW_TEXT_PREFIX = "bloomgrowing:1"
+UNION_TEXT_PREFIX = "bloomunion:1"
 MAX_LAYERS = 64
 MIN_GROWTH = 2
 MAX_GROWTH = 16
@@ -306,16 +309,18 @@ _U64 = struct.Struct("<Q")
 
 @dataclass(frozen=True)
 class GrowHeader:
-    """The header fields of a growing filter (FORMAT.md §9.1)."""
+    """The header fields of a growing filter (FORMAT.md §9.1), or of a
+    union (§10.1: growth and ratio 0)."""
     nlayers: int
     growth: int        # g: layer i holds capacity * g^i keys
-    capacity: int      # c: layer 0's capacity
-    fpr: float         # p: the rate of the whole filter
+    capacity: int      # c: layer 0's capacity; of a union, the layers' sum
+    fpr: float         # p: the rate of the whole filter; of a union, the bound of §10.3
     ratio: float       # r: layer 0 is sized for p * (1 - r), each later one for r times less
+    union: bool = False
 
     def pack(self) -> bytes:
-        return GROW_HEADER.pack(GROW_MAGIC, 1, self.nlayers, self.growth, 0, self.capacity,
-                                self.fpr, self.ratio, bytes(24))
+        return GROW_HEADER.pack(UNION_MAGIC if self.union else GROW_MAGIC, 1, self.nlayers,
+                                self.growth, 0, self.capacity, self.fpr, self.ratio, bytes(24))
 
 
 def is_growing(data: bytes | bytearray | memoryview) -> bool:
@@ -323,35 +328,49 @@ def is_growing(data: bytes | bytearray | memoryview) -> bool:
     return bytes(data[:4]) == GROW_MAGIC
 
 
+def is_union(data: bytes | bytearray | memoryview) -> bool:
+    """Whether a value's bytes are of the union form (told by the magic)."""
+    return bytes(data[:4]) == UNION_MAGIC
+
+
 def parse_growing(data: bytes | bytearray | memoryview
                   ) -> tuple[GrowHeader, list[tuple[int, int, Header]]]:
-    """Parse and validate a growing filter's bytes (FORMAT.md §9.1): its
-    header, and each layer's start, end and header."""
+    """Parse and validate a growing filter's bytes (FORMAT.md §9.1) or a
+    union's (§10.1): its header, and each layer's start, end and header."""
     n = len(data)
     if n < HEADER_SIZE:
         raise FormatError("%d bytes is shorter than the 64-byte header" % n)
     magic, version, nlayers, growth, res1, capacity, fpr, ratio, res2 = \
         GROW_HEADER.unpack_from(data)
-    if magic != GROW_MAGIC:
-        raise FormatError("not a growing bloomfilter value (magic %r)" % bytes(magic))
+    union = magic == UNION_MAGIC
+    if magic != GROW_MAGIC and not union:
+        raise FormatError("not a growing bloomfilter or union value (magic %r)" % bytes(magic))
     if version != 1:
         raise FormatError("unknown growing format version %d" % version)
     if not 1 <= nlayers <= MAX_LAYERS:
         raise FormatError("%d layers is not between 1 and 64" % nlayers)
-    if not MIN_GROWTH <= growth <= MAX_GROWTH:
-        raise FormatError("growth %d is not between 2 and 16" % growth)
-    if capacity < 1:
-        raise FormatError("capacity %d is not positive" % capacity)
-    if not 0.0 < fpr < 1.0:
-        raise FormatError("target fpr %r is not in (0, 1)" % fpr)
-    if not 0.0 < ratio < 1.0:
-        raise FormatError("tightening ratio %r is not in (0, 1)" % ratio)
-    if res1 != 0 or res2 != bytes(24):
-        raise FormatError("a reserved header field is not 0")
+    if union:
+        # independent layers: no chain, and the rate only a bound in [0, 1]
+        if not 0.0 <= fpr <= 1.0:
+            raise FormatError("the union's fpr %r is not in [0, 1]" % fpr)
+        if bytes(data[8:16]) != bytes(8) or bytes(data[32:64]) != bytes(32):
+            raise FormatError("a reserved header field is not 0")
+    else:
+        if not MIN_GROWTH <= growth <= MAX_GROWTH:
+            raise FormatError("growth %d is not between 2 and 16" % growth)
+        if capacity < 1:
+            raise FormatError("capacity %d is not positive" % capacity)
+        if not 0.0 < fpr < 1.0:
+            raise FormatError("target fpr %r is not in (0, 1)" % fpr)
+        if not 0.0 < ratio < 1.0:
+            raise FormatError("tightening ratio %r is not in (0, 1)" % ratio)
+        if res1 != 0 or res2 != bytes(24):
+            raise FormatError("a reserved header field is not 0")
     view = memoryview(data)
     layers: list[tuple[int, int, Header]] = []
     off = HEADER_SIZE
     blocks = 0
+    total = 0                                       # a union's capacities
     cap, p = capacity, fpr * (1.0 - ratio)         # layer 0's sizing; then the chain
     for i in range(nlayers):
         if i:
@@ -372,7 +391,12 @@ def parse_growing(data: bytes | bytearray | memoryview
                                                      first.seed):
             raise FormatError("layer %d differs from layer 0 in its seed, element family "
                               "or flags" % i)
-        if cap > I64_MAX or not p > 0.0 or h.capacity != cap or h.fpr != p:
+        if union:
+            total += h.capacity                     # each >= 0 (§1)
+            if total > I64_MAX:
+                raise FormatError("the layers' capacities add up to more than the largest "
+                                  "bigint")
+        elif cap > I64_MAX or not p > 0.0 or h.capacity != cap or h.fpr != p:
             raise FormatError("layer %d is sized for capacity %d at fpr %r, not as the "
                               "filter's capacity, fpr, growth and ratio say"
                               % (i, h.capacity, h.fpr))
@@ -383,26 +407,32 @@ def parse_growing(data: bytes | bytearray | memoryview
         off = end
     if off != n:
         raise FormatError("%d bytes, but the %d layers end at %d" % (n, nlayers, off))
-    return GrowHeader(nlayers, growth, capacity, fpr, ratio), layers
+    if union and capacity != total:
+        raise FormatError("the union's capacity %d is not its layers' sum %d" % (capacity, total))
+    return GrowHeader(nlayers, growth, capacity, fpr, ratio, union), layers
 
 
 def _growing_head(gh: GrowHeader) -> str:
+    if gh.union:
+        return "%s capacity=%d fpr=%s" % (UNION_TEXT_PREFIX, gh.capacity, format_fpr(gh.fpr))
     return "%s capacity=%d fpr=%s ratio=%s growth=%d" % (
         GROW_TEXT_PREFIX, gh.capacity, format_fpr(gh.fpr), format_fpr(gh.ratio), gh.growth)
 
 
 def growing_to_text(gh: GrowHeader, layer_texts: list[str]) -> str:
-    """The text form of a growing filter (FORMAT.md §9.4) from its header
-    and its layers' text forms."""
+    """The text form of a growing filter (FORMAT.md §9.4) or a union
+    (§10.4) from its header and its layers' text forms."""
     return _growing_head(gh) + "".join(" layer=" + t for t in layer_texts)
 
 
 def is_growing_text(s: str) -> bool:
-    return s.startswith("bloomgrowing:")
+    """Whether a text is (meant to be) a growing filter's or a union's."""
+    return s.startswith("bloomgrowing:") or s.startswith("bloomunion:")
 
 
 def parse_growing_text(s: str) -> bytes:
-    """The bytes of a growing filter given in the text form (validated)."""
+    """The bytes of a growing filter or a union given in the text form
+    (validated)."""
     try:
         return _parse_growing_text(s)
     except TextFormatError:
@@ -414,20 +444,27 @@ def parse_growing_text(s: str) -> bytes:
 def _parse_growing_text(s: str) -> bytes:
     head, *layers = s.split(" layer=")
     toks = head.split(" ")
-    keys = ("capacity", "fpr", "ratio", "growth")
-    if len(toks) != 5 or toks[0] != GROW_TEXT_PREFIX or not all(
-            t.startswith(k + "=") for k, t in zip(keys, toks[1:])):
-        raise FormatError("not the text form of a growing bloomfilter "
-                          "(\"bloomgrowing:1 capacity=... layer=...\")")
-    cap, fpr, ratio, growth = (t.split("=", 1)[1] for t in toks[1:])
+    union = toks[0] == UNION_TEXT_PREFIX
+    keys = ("capacity", "fpr") if union else ("capacity", "fpr", "ratio", "growth")
+    if len(toks) != len(keys) + 1 or toks[0] not in (GROW_TEXT_PREFIX, UNION_TEXT_PREFIX) or \
+            not all(t.startswith(k + "=") for k, t in zip(keys, toks[1:])):
+        raise FormatError("not the text form of a growing bloomfilter or a union "
+                          "(\"bloomgrowing:1 capacity=... layer=...\", "
+                          "\"bloomunion:1 capacity=... layer=...\")")
+    vals = [t.split("=", 1)[1] for t in toks[1:]]
     if not 1 <= len(layers) <= MAX_LAYERS:
         raise FormatError("%d layers is not between 1 and 64" % len(layers))
-    gh = GrowHeader(len(layers), _uint(growth, "growth", 0xFFFFFFFF), _int(cap, "capacity"),
-                    _float(fpr, "fpr"), _float(ratio, "ratio"))
+    if union:
+        gh = GrowHeader(len(layers), 0, _int(vals[0], "capacity"), _float(vals[1], "fpr"), 0.0,
+                        True)
+    else:
+        cap, fpr, ratio, growth = vals
+        gh = GrowHeader(len(layers), _uint(growth, "growth", 0xFFFFFFFF), _int(cap, "capacity"),
+                        _float(fpr, "fpr"), _float(ratio, "ratio"))
     # one text per value: the header as output prints it (each layer's
     # text is checked by parse_text)
     if _growing_head(gh) != head:
-        raise FormatError("not the text bloomfilter output prints for this growing filter")
+        raise FormatError("not the text bloomfilter output prints for this value")
     raw = [gh.pack()]
     blocks = 0
     for t in layers:            # each as bloomfilter input reads it

@@ -1,5 +1,6 @@
 """psycopg 3 integration: load `bloomfilter` results (text or binary) as
-BloomFilter objects (a GrowingBloomFilter for the growing form), and send
+BloomFilter objects (a GrowingBloomFilter for the growing form, a
+UnionBloomFilter for a union), and send
 BloomFilter parameters as `bloomfilter`.
 
     import psycopg, pgbloomfilter.adapt
@@ -23,7 +24,8 @@ from ._window import BloomWindow
 
 
 class BloomFilterLoader(adapt.Loader):
-    """The text form (FORMAT.md §5, or §9.4 for a growing filter)."""
+    """The text form (FORMAT.md §5, or §9.4 for a growing filter, §10.4 for
+    a union)."""
     format = pq.Format.TEXT
 
     def load(self, data: Any) -> BloomFilter:
@@ -31,7 +33,7 @@ class BloomFilterLoader(adapt.Loader):
 
 
 class BloomFilterBinaryLoader(adapt.Loader):
-    """The binary form: the value's bytes (FORMAT.md §1, or §9.1)."""
+    """The binary form: the value's bytes (FORMAT.md §1, or §9.1, §10.1)."""
     format = pq.Format.BINARY
 
     def load(self, data: Any) -> BloomFilter:

@@ -43,6 +43,14 @@ class GrowingFilterError(BloomFilterError):
     sqlstate = "0A000"
 
 
+class UnionFilterError(BloomFilterError):
+    """An operation a union (FORMAT.md §10: filters of any sizes side by
+    side, such as a distributed table's, one per shard) does not support:
+    it is read-only, since no layer is the one a new key belongs in, and
+    set algebra refuses it (the server: 0A000, feature_not_supported)."""
+    sqlstate = "0A000"
+
+
 class PatchError(BloomFilterError, ValueError):
     """A change set (API-CONTRACTS §1) that cannot be applied to the local
     copy: the next refresh fetches the whole value."""

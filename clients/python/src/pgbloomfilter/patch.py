@@ -21,8 +21,8 @@ MAGIC = b"BLMP"
 _HEAD = struct.Struct("<4sHBBQII")
 _RUN = struct.Struct("<QII")
 FLAG_FULL = 1
-# a value is at most 64 + 64 * 2^23 bytes (FORMAT.md §1); a growing one
-# has a 64-byte header and up to 64 layer headers more (§9.1)
+# a value is at most 64 + 64 * 2^23 bytes (FORMAT.md §1); a growing one or
+# a union has a 64-byte header and up to 64 layer headers more (§9.1, §10.1)
 _MAX_TOTAL = 64 + 64 * 64 + 64 + 64 * (1 << 23)
 
 Bytes = Union[bytes, bytearray, memoryview]
