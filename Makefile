@@ -27,7 +27,7 @@ OBJS_INDEX = src/bf_index_am.o src/bf_index_meta.o src/bf_index_layers.o \
 	src/bf_index_pending.o src/bf_index_scan.o src/bf_index_vacuum.o \
 	src/bf_index_access.o src/bf_index_lookup.o src/bf_index_funcs.o src/bf_index_changes.o \
 	src/bf_index_dist.o src/bf_index_dist_shards.o src/bf_index_dist_info.o \
-	src/bf_index_dist_filter.o
+	src/bf_index_dist_filter.o src/bf_join_plan.o src/bf_join_filter.o
 
 # tracked filters: registry, management, lookups, the sync trigger, DDL
 # upkeep; and bf_sync_into, the trigger helper for users' own tables
@@ -46,7 +46,8 @@ REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates filter_c
 
 REGRESS_WINDOW = window growing union
 
-REGRESS_INDEX = index index_security index_batch index_plan index_changes index_growing
+REGRESS_INDEX = index index_security index_batch index_plan index_changes index_growing \
+	join_filter
 
 REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign \
 	tracked_changes track_drift

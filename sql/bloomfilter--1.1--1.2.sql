@@ -396,3 +396,15 @@ CREATE INDEX bf_dist_position_made ON bf_dist_position (made);
 REVOKE ALL ON bf_dist_position FROM PUBLIC;
 REVOKE ALL ON SEQUENCE bf_dist_position_position_seq FROM PUBLIC;
 
+-- The qual the planner hook of join pre-filters gives the scan of a join's
+-- outer keys (bloomfilter.join_filter; README, "Join pre-filters"): as
+-- bf_index_contains, but it never fails the query (an index it cannot
+-- use, or may not read, makes it pass every key) and switches itself off
+-- where it drops too little.  STRICT: a NULL key joins nothing.  VOLATILE
+-- (it counts what it drops, and the planner hook adds it after planning
+-- anyway); PARALLEL SAFE: in a worker of a transaction that wrote, the
+-- index says "maybe" for keys the leader holds, which drops nothing.
+CREATE FUNCTION bf_join_prefilter(index regclass, key anyelement) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_join_prefilter(regclass, anyelement) IS
+	'false when the key is definitely not in the index (the join pre-filter''s qual); true where it cannot tell';

@@ -290,6 +290,10 @@ extern char *bf_dist_schema(FunctionCallInfo fcinfo);
 extern ArrayType *bf_dist_index_columns(Oid relid, Relation index,
 										List **colnames, MemoryContext mcxt);
 
+/* bf_join_plan.c: join pre-filters (the planner hook); bf_join_filter.c: their qual */
+extern void bf_join_define_gucs(void);
+extern bool bf_index_current(Relation index);
+
 /* bf_index_dist_shards.c: one statement to each shard's index */
 typedef struct BfShard
 {

@@ -3,7 +3,8 @@
  * bloomfilter.c
  *	  The library's entry point: the module magic, and _PG_init, which
  *	  registers each area's settings when the library loads (and, when it
- *	  is preloaded, the rebuild worker).  Nothing else calls into this
+ *	  is preloaded, the rebuild worker), and the planner hook of join
+ *	  pre-filters.  Nothing else calls into this
  *	  file.
  *
  *-------------------------------------------------------------------------
@@ -13,6 +14,7 @@
 #include "utils/guc.h"
 
 #include "bf_cache.h"
+#include "bf_index.h"
 #include "bf_track.h"
 
 PG_MODULE_MAGIC;
@@ -22,6 +24,7 @@ _PG_init(void)
 {
 	bf_agg_define_gucs();
 	bf_filter_cache_define_gucs();
+	bf_join_define_gucs();
 	bf_track_worker_init();
 	MarkGUCPrefixReserved("bloomfilter");
 }

@@ -1,0 +1,588 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_join_plan.c
+ *	  Join pre-filters from bloomfilter indexes: a planner hook that, in a
+ *	  finished plan, gives the scan producing a join's outer keys the qual
+ *	  bf_join_prefilter(index, key) (bf_join_filter.c) when the join's
+ *	  inner relation has a bloomfilter index on the key.  An outer row whose
+ *	  key the index says is absent cannot join, so it is dropped where it is
+ *	  read, before it costs a hash probe, a sort, a btree descent of a
+ *	  parameterized index scan, or a place in a temp file.
+ *
+ * Why a rewrite of the finished plan.  The join method, the sides and the
+ * keys are decided by then, and the qual is an ordinary one: EXPLAIN shows
+ * it in the scan's Filter line and EXPLAIN ANALYZE the rows it removed,
+ * and nothing else of the plan changes (the cost-based choice between
+ * plans with and without it, which a path hook would allow, is left out:
+ * the filter is cheap where it is applied, and switches itself off at run
+ * time where it drops too little).  PostgreSQL 17 and 18 did not change
+ * the parts used here (the join nodes' clauses in outer/inner order, the
+ * scans' target lists after set_plan_references), apart from new join
+ * types (right anti, right semi), which this file does not touch.
+ *
+ * When it is safe.  Only where an outer row without a partner is dropped
+ * by the join: inner and semi joins, and right joins (whose outer side is
+ * the nullable one); never left, full or anti joins.  The key must reach
+ * the join unchanged from a scan: through sorts, materializations, gathers
+ * and inner or semi joins, never through a limit, an aggregate or a window
+ * (filtering below those would change which rows they pick or count), and
+ * not into a scan whose output calls volatile functions.  On the inner side
+ * the key must be a column of a plain table with a complete single-column
+ * bloomfilter index on it, seen through any node that only passes rows on
+ * or drops them: then every inner key is a key of the index.  The equality
+ * must be one the index hashes alike on both sides: the same type, or two
+ * integer types, under a deterministic collation.  A user who may not read
+ * the column, or whom row-level security restricts on the inner table,
+ * gets no filter (it would tell rows that security hides from rows that do
+ * not exist); the run-time function checks again, for a plan run by
+ * another user.
+ *
+ * bloomfilter.join_filter: off, on (wherever safe) or auto (pays(): where
+ * the join does more per outer row than a lookup costs, and the planner
+ * expects the filter to drop at least 10 000 rows and keep at most 60 % of
+ * the outer side).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bf_index.h"
+
+#include "access/genam.h"
+#include "access/stratnum.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/index.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/plannodes.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
+#include "parser/parse_func.h"
+#include "parser/parsetree.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+typedef enum
+{
+	JOIN_FILTER_OFF,
+	JOIN_FILTER_ON,
+	JOIN_FILTER_AUTO
+} JoinFilterMode;
+
+static const struct config_enum_entry join_filter_options[] = {
+	{"off", JOIN_FILTER_OFF, false},
+	{"on", JOIN_FILTER_ON, false},
+	{"auto", JOIN_FILTER_AUTO, false},
+	{NULL, 0, false}
+};
+
+static int	join_filter_mode = JOIN_FILTER_AUTO;
+static planner_hook_type prev_planner = NULL;
+
+/* the rule of auto: rows dropped at least, fraction kept at most */
+#define AUTO_MIN_DROPPED	10000.0
+#define AUTO_MAX_KEPT		0.6
+
+/* what one plan is rewritten with */
+typedef struct JoinRewrite
+{
+	PlannedStmt *stmt;
+	Oid			funcoid;		/* bf_join_prefilter(regclass, anyelement) */
+	bool		changed;
+} JoinRewrite;
+
+/* ---- finding the scan behind a join key ---- */
+
+static Expr *
+strip(Expr *e)
+{
+	while (e && IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	return e;
+}
+
+/* a scan whose quals see its own relation's columns as Vars of scanrelid */
+static bool
+is_plain_scan(Plan *p)
+{
+	switch (nodeTag(p))
+	{
+		case T_SeqScan:
+		case T_SampleScan:
+		case T_IndexScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_SubqueryScan:
+		case T_FunctionScan:
+		case T_ValuesScan:
+		case T_CteScan:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Follow the Var e (OUTER_VAR or INNER_VAR of a node whose children are
+ * outer and inner) down to the scan that produces it unchanged: *scan,
+ * the Var a qual of the scan names it by (*var), and the table's column
+ * (*column: the same Var but for an index-only scan, whose quals name the
+ * index's columns).  outer_side: e is a join's outer key, so only the
+ * nodes through which filtering is harmless are crossed; otherwise any
+ * node that passes rows on or drops them.
+ */
+static bool
+find_scan(Plan *outer, Plan *inner, Expr *e, bool outer_side, Scan **scan,
+		  Var **var, Var **column)
+{
+	Plan	   *p;
+	TargetEntry *tle;
+	Var		   *v = (Var *) strip(e);
+
+	if (v == NULL || !IsA(v, Var) || v->varattno <= 0)
+		return false;
+	p = v->varno == OUTER_VAR ? outer : v->varno == INNER_VAR ? inner : NULL;
+	if (p == NULL || (tle = get_tle_by_resno(p->targetlist, v->varattno)) == NULL)
+		return false;
+	if (is_plain_scan(p) || IsA(p, IndexOnlyScan))
+	{
+		Var		   *sv = (Var *) strip(tle->expr);
+		Var		   *col = sv;
+
+		if (!IsA(sv, Var) || sv->varattno <= 0 || sv->varlevelsup != 0)
+			return false;
+		if (IsA(p, IndexOnlyScan))
+		{
+			TargetEntry *itle;
+
+			if (sv->varno != INDEX_VAR ||
+				(itle = get_tle_by_resno(((IndexOnlyScan *) p)->indextlist, sv->varattno)) == NULL)
+				return false;
+			col = (Var *) strip(itle->expr);
+			if (!IsA(col, Var) || col->varattno <= 0)
+				return false;
+		}
+		if (col->varno != (int) ((Scan *) p)->scanrelid)
+			return false;
+		*scan = (Scan *) p;
+		*var = sv;
+		*column = col;
+		return true;
+	}
+	switch (nodeTag(p))
+	{
+		case T_Sort:
+		case T_IncrementalSort:
+		case T_Material:
+		case T_Memoize:
+		case T_Gather:
+		case T_GatherMerge:
+		case T_Hash:
+			break;
+		case T_Unique:
+		case T_Agg:
+		case T_Limit:
+		case T_Result:
+			if (outer_side)
+				return false;
+			break;
+		case T_NestLoop:
+		case T_HashJoin:
+		case T_MergeJoin:
+			if (outer_side && ((Join *) p)->jointype != JOIN_INNER &&
+				((Join *) p)->jointype != JOIN_SEMI)
+				return false;
+			break;
+		default:
+			return false;
+	}
+	return find_scan(outerPlan(p), innerPlan(p), tle->expr, outer_side, scan, var, column);
+}
+
+/* ---- the index, and whether the filter may be used ---- */
+
+static bool
+integer_type(Oid t)
+{
+	return t == INT2OID || t == INT4OID || t == INT8OID;
+}
+
+/*
+ * May this transaction's snapshots use the index?  One built while rows
+ * of the table were HOT-updated (indcheckxmin) lacks the keys of the
+ * older versions those snapshots may still see, until every transaction
+ * that could is gone; as the planner does for its own use of indexes.
+ */
+bool
+bf_index_current(Relation index)
+{
+	return !index->rd_index->indcheckxmin ||
+		TransactionIdPrecedes(HeapTupleHeaderGetXmin(index->rd_indextuple->t_data),
+							  TransactionXmin);
+}
+
+/*
+ * The complete single-column bloomfilter index on column var of the
+ * inner scan's plain table, usable for an outer key of type outer_type
+ * compared under collation coll; InvalidOid when none.
+ */
+static Oid
+inner_index(PlannedStmt *stmt, Scan *scan, Var *var, Oid outer_type, Oid coll)
+{
+	RangeTblEntry *rte = rt_fetch(scan->scanrelid, stmt->rtable);
+	Oid			inner_type = getBaseType(var->vartype);
+	Relation	rel;
+	List	   *indexes;
+	ListCell   *lc;
+	Oid			found = InvalidOid;
+
+	outer_type = getBaseType(outer_type);
+	if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION ||
+		!(outer_type == inner_type || (integer_type(outer_type) && integer_type(inner_type))) ||
+		(OidIsValid(coll) && !get_collation_isdeterministic(coll)) ||
+		check_enable_rls(rte->relid, InvalidOid, true) != RLS_NONE)
+		return InvalidOid;
+	rel = table_open(rte->relid, NoLock);	/* locked by the planner */
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+
+		if (bf_is_bloomfilter_index(index) && bf_index_current(index) &&
+			index->rd_index->indnkeyatts == 1 &&
+			index->rd_index->indkey.values[0] == var->varattno &&
+			index->rd_index->indisvalid && index->rd_index->indisready &&
+			index->rd_index->indislive &&
+			RelationGetIndexExpressions(index) == NIL &&
+			RelationGetIndexPredicate(index) == NIL &&
+			bf_index_readable(index, GetUserId(), rte->relid, NULL))
+			found = RelationGetRelid(index);
+		index_close(index, AccessShareLock);
+		if (OidIsValid(found))
+			break;
+	}
+	list_free(indexes);
+	table_close(rel, NoLock);
+	/* a later snapshot may use an index this one may not: plan again then */
+	if (OidIsValid(found))
+		stmt->transientPlan = true;
+	return found;
+}
+
+/* ---- rewriting ---- */
+
+/*
+ * Is a filter of the join expected to pay (bloomfilter.join_filter =
+ * auto)?  A lookup in the index costs about a btree descent, more than a
+ * probe of an in-memory hash table, so it pays where the join does more
+ * per outer row: a nested loop (an inner scan per row), a merge join (the
+ * outer side sorted), a hash join whose inner side does not fit in memory
+ * (outer rows written to temp files by batch), and only where the
+ * planner expects it to drop many rows and keep few.
+ */
+static bool
+pays(Join *join)
+{
+	Plan	   *outer = outerPlan(join);
+	Plan	   *inner = innerPlan(join);
+	double		outer_rows = outer->plan_rows;
+	double		kept;
+
+	if (join_filter_mode == JOIN_FILTER_ON)
+		return true;
+	if (outer_rows <= 0)
+		return false;
+	if (IsA(join, HashJoin) &&
+		inner->plan_rows * (inner->plan_width + 24) <= get_hash_memory_limit())
+		return false;
+	/* a partner per joined row: the fraction of outer rows that join */
+	kept = Min(1.0, join->plan.plan_rows / outer_rows);
+	return outer_rows * (1.0 - kept) >= AUTO_MIN_DROPPED && kept <= AUTO_MAX_KEPT;
+}
+
+/*
+ * Is opno the equality of the inner type's default hash operator class
+ * (for the two types)?  That is the equality the index's hashing agrees
+ * with; another one (a case-insensitive operator of an extension, say)
+ * could call keys equal that hash apart.
+ */
+static bool
+default_equality(Oid opno, Oid outer_type, Oid inner_type)
+{
+	Oid			opclass = GetDefaultOpClass(getBaseType(inner_type), HASH_AM_OID);
+
+	return OidIsValid(opclass) &&
+		get_opfamily_member(get_opclass_family(opclass), getBaseType(outer_type),
+							getBaseType(inner_type), HTEqualStrategyNumber) == opno;
+}
+
+/*
+ * Give the outer scan oscan the filter qual of the index on the inner
+ * table's column ivar, for the outer key ovar (as the scan's quals name
+ * it) compared by operator opno under collation coll, if there is such an
+ * index and it is safe.
+ */
+static void
+add_filter(JoinRewrite *rw, Scan *oscan, Var *ovar, Scan *iscan, Var *ivar,
+		   Oid opno, Oid coll)
+{
+	Oid			indexoid;
+	FuncExpr   *f;
+
+	if (!default_equality(opno, ovar->vartype, ivar->vartype) ||
+		contain_volatile_functions((Node *) oscan->plan.targetlist))
+		return;
+	indexoid = inner_index(rw->stmt, iscan, ivar, ovar->vartype, coll);
+	if (!OidIsValid(indexoid))
+		return;
+	f = makeFuncExpr(rw->funcoid, BOOLOID,
+					 list_make2(makeConst(REGCLASSOID, -1, InvalidOid, sizeof(Oid),
+										  ObjectIdGetDatum(indexoid), false, true),
+								copyObject(ovar)),
+					 InvalidOid, coll, COERCE_EXPLICIT_CALL);
+	if (list_member(oscan->plan.qual, f))
+		return;					/* another join gave it already */
+	oscan->plan.qual = lappend(oscan->plan.qual, f);
+	/* a plan that uses the index is made again when the index changes */
+	rw->stmt->relationOids = lappend_oid(rw->stmt->relationOids, indexoid);
+	rw->changed = true;
+}
+
+/*
+ * An equality between outer key oe and inner key ie (Vars of the join's
+ * children); opno takes the outer key first.
+ */
+static void
+consider(JoinRewrite *rw, Join *join, Oid opno, Oid coll, Expr *oe, Expr *ie)
+{
+	Scan	   *oscan,
+			   *iscan;
+	Var		   *ovar,
+			   *ocol,
+			   *ivar,
+			   *icol;
+
+	if (find_scan(outerPlan(join), innerPlan(join), ie, false, &iscan, &ivar, &icol) &&
+		find_scan(outerPlan(join), innerPlan(join), oe, true, &oscan, &ovar, &ocol))
+		add_filter(rw, oscan, ovar, iscan, icol, opno, coll);
+}
+
+/*
+ * The equalities of a nested loop's parameterized inner index scan:
+ * "inner column = parameter", the parameter an outer key.  There the
+ * filter spares a btree descent per outer row that cannot join.
+ */
+static void
+consider_params(JoinRewrite *rw, NestLoop *nl)
+{
+	Plan	   *p = innerPlan(nl);
+	ListCell   *lc;
+	List	   *quals;
+	List	   *indextlist = NIL;
+
+	while (p && (IsA(p, Memoize) || IsA(p, Material)))
+		p = outerPlan(p);
+	if (p == NULL)
+		return;
+	if (IsA(p, IndexScan))
+		quals = ((IndexScan *) p)->indexqualorig;
+	else if (IsA(p, IndexOnlyScan))
+	{
+		/* its index quals name the index's columns (INDEX_VAR) */
+		quals = ((IndexOnlyScan *) p)->indexqual;
+		indextlist = ((IndexOnlyScan *) p)->indextlist;
+	}
+	else
+		return;
+	foreach(lc, quals)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Var		   *v;
+		Param	   *prm;
+		ListCell   *np;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		v = (Var *) strip(linitial(op->args));
+		prm = (Param *) strip(lsecond(op->args));
+		if (!IsA(v, Var) || !IsA(prm, Param) || prm->paramkind != PARAM_EXEC)
+			continue;
+		if (indextlist != NIL && v->varno == INDEX_VAR)
+		{
+			TargetEntry *tle = get_tle_by_resno(indextlist, v->varattno);
+
+			v = tle ? (Var *) strip(tle->expr) : NULL;
+			if (v == NULL || !IsA(v, Var))
+				continue;
+		}
+		if (v->varno != (int) ((Scan *) p)->scanrelid || v->varattno <= 0)
+			continue;
+		foreach(np, nl->nestParams)
+		{
+			NestLoopParam *nlp = lfirst(np);
+			Scan	   *oscan;
+			Var		   *ovar,
+					   *ocol;
+
+			if (nlp->paramno == prm->paramid &&
+				find_scan(outerPlan(nl), NULL, (Expr *) nlp->paramval, true, &oscan, &ovar, &ocol))
+				add_filter(rw, oscan, ovar, (Scan *) p, v, get_commutator(op->opno),
+						   op->inputcollid);
+		}
+	}
+}
+
+/* the equality clauses of a join, each with its outer key first */
+static void
+consider_join(JoinRewrite *rw, Join *join)
+{
+	List	   *clauses = NIL;
+	ListCell   *lc;
+
+	if ((join->jointype != JOIN_INNER && join->jointype != JOIN_SEMI &&
+		 join->jointype != JOIN_RIGHT) || !pays(join))
+		return;
+	if (IsA(join, HashJoin))
+		clauses = ((HashJoin *) join)->hashclauses;
+	else if (IsA(join, MergeJoin))
+		clauses = ((MergeJoin *) join)->mergeclauses;
+	clauses = list_concat_copy(clauses, join->joinqual);
+	foreach(lc, clauses)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Var		   *l,
+				   *r;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		l = (Var *) strip(linitial(op->args));
+		r = (Var *) strip(lsecond(op->args));
+		if (!IsA(l, Var) || !IsA(r, Var))
+			continue;
+		if (l->varno == OUTER_VAR && r->varno == INNER_VAR)
+			consider(rw, join, op->opno, op->inputcollid, (Expr *) l, (Expr *) r);
+		else if (l->varno == INNER_VAR && r->varno == OUTER_VAR)
+			consider(rw, join, get_commutator(op->opno), op->inputcollid, (Expr *) r, (Expr *) l);
+	}
+	if (IsA(join, NestLoop))
+		consider_params(rw, (NestLoop *) join);
+}
+
+static void
+walk(JoinRewrite *rw, Plan *p)
+{
+	ListCell   *lc;
+
+	if (p == NULL)
+		return;
+	check_stack_depth();
+	if (IsA(p, NestLoop) || IsA(p, HashJoin) || IsA(p, MergeJoin))
+		consider_join(rw, (Join *) p);
+	walk(rw, outerPlan(p));
+	walk(rw, innerPlan(p));
+	if (IsA(p, Append))
+		foreach(lc, ((Append *) p)->appendplans)
+			walk(rw, lfirst(lc));
+	else if (IsA(p, MergeAppend))
+		foreach(lc, ((MergeAppend *) p)->mergeplans)
+			walk(rw, lfirst(lc));
+	else if (IsA(p, SubqueryScan))
+		walk(rw, ((SubqueryScan *) p)->subplan);
+}
+
+/* bf_join_prefilter of the extension installed here (1.2 on), or invalid */
+static Oid
+prefilter_function(void)
+{
+	static Oid	cached = InvalidOid;
+	Oid			ext;
+	Oid			args[2] = {REGCLASSOID, ANYELEMENTOID};
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			nsp = InvalidOid;
+
+	/* the extension dropped and made again gives the function a new OID */
+	if (OidIsValid(cached) && SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(cached)))
+		return cached;
+	ext = get_extension_oid("bloomfilter", true);
+	if (!OidIsValid(ext))
+		return InvalidOid;
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(ext));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (!OidIsValid(nsp))
+		return InvalidOid;
+	cached = LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
+									   makeString("bf_join_prefilter")),
+							2, args, true);
+	return cached;
+}
+
+static PlannedStmt *
+bf_planner(Query *parse, const char *query_string, int cursorOptions,
+		   ParamListInfo boundParams)
+{
+	PlannedStmt *stmt = prev_planner ?
+		prev_planner(parse, query_string, cursorOptions, boundParams) :
+		standard_planner(parse, query_string, cursorOptions, boundParams);
+	JoinRewrite rw;
+	ListCell   *lc;
+
+	/* a join needs two relations */
+	if (join_filter_mode == JOIN_FILTER_OFF || !IsTransactionState() ||
+		list_length(stmt->rtable) < 2)
+		return stmt;
+	rw.stmt = stmt;
+	rw.changed = false;
+	rw.funcoid = prefilter_function();
+	if (!OidIsValid(rw.funcoid))
+		return stmt;
+	walk(&rw, stmt->planTree);
+	foreach(lc, stmt->subplans)
+		walk(&rw, lfirst(lc));
+	if (rw.changed)
+	{
+		/* and when the function goes (DROP EXTENSION) */
+		PlanInvalItem *item = makeNode(PlanInvalItem);
+
+		item->cacheId = PROCOID;
+		item->hashValue = GetSysCacheHashValue1(PROCOID, ObjectIdGetDatum(rw.funcoid));
+		stmt->invalItems = lappend(stmt->invalItems, item);
+	}
+	return stmt;
+}
+
+/* the setting, and the hook (the library is loaded once per backend) */
+void
+bf_join_define_gucs(void)
+{
+	DefineCustomEnumVariable("bloomfilter.join_filter",
+							 "Adds join pre-filters from bloomfilter indexes to query plans.",
+							 "off: never; on: wherever safe; auto: where the planner expects at least 10000 outer rows dropped and at most 60 % kept.",
+							 &join_filter_mode, JOIN_FILTER_AUTO, join_filter_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	prev_planner = planner_hook;
+	planner_hook = bf_planner;
+}

@@ -1,0 +1,124 @@
+--
+-- Join pre-filters from bloomfilter indexes (bloomfilter.join_filter;
+-- src/bf_join_plan.c): the scan of a join's outer keys gets the qual
+-- bf_join_prefilter(index, key) where the inner table has a bloomfilter
+-- index on the key and dropping an outer row without a partner is what the
+-- join does anyway.  Where it is added and where not, that results do not
+-- change, rights and row-level security, plans made again when the index
+-- goes, and the qual's own fail-safe answers.  (Generated queries compared
+-- with the filter off and on: test/join_diff.py.)
+--
+LOAD 'bloomfilter';
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE jf_big (id bigint, k int, k8 bigint, t text);
+INSERT INTO jf_big SELECT g, g % 20000, g % 20000, 'key' || (g % 20000)
+FROM generate_series(1, 40000) g;
+INSERT INTO jf_big VALUES (0, NULL, NULL, NULL);
+CREATE TABLE jf_small (k int PRIMARY KEY, k8 bigint, t text, note text);
+INSERT INTO jf_small SELECT g * 10, g * 10, 'key' || (g * 10), 'n' || g FROM generate_series(1, 500) g;
+CREATE INDEX jf_small_k_bf ON jf_small USING bloomfilter (k);
+CREATE INDEX jf_small_k8_bf ON jf_small USING bloomfilter (k8);
+CREATE INDEX jf_small_t_bf ON jf_small USING bloomfilter (t);
+ANALYZE jf_big, jf_small;
+
+-- on: wherever safe
+SET bloomfilter.join_filter = on;
+-- a hash join: the outer scan drops the keys the index does not hold
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+-- a semi-join (EXISTS, IN), the outer side of a right join
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b WHERE EXISTS (SELECT 1 FROM jf_small s WHERE s.k = b.k);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b WHERE b.t IN (SELECT t FROM jf_small);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b RIGHT JOIN jf_small s ON s.k = b.k;
+-- int4 = int8: integers hash alike whatever their width
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k8 = b.k;
+-- a nested loop over the primary key: the filter spares the btree descents
+SET enable_hashjoin = off; SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+EXPLAIN (COSTS OFF) SELECT sum(length(s.note)) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+-- a merge join with jf_big the sorted inner side: jf_small's keys have no
+-- index of jf_big's to ask, so no filter
+SET enable_nestloop = off; SET enable_mergejoin = on;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
+-- never where an outer row without a partner is kept: left, full, anti
+EXPLAIN (COSTS OFF) SELECT count(s.k) FROM jf_big b LEFT JOIN jf_small s ON s.k = b.k;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b FULL JOIN jf_small s ON s.k = b.k;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b WHERE NOT EXISTS (SELECT 1 FROM jf_small s WHERE s.k = b.k);
+-- nor below a limit (it would change which rows the limit takes)
+EXPLAIN (COSTS OFF) SELECT count(*) FROM (SELECT * FROM jf_big LIMIT 100) b JOIN jf_small s ON s.k = b.k;
+-- nor for an inner key that is an expression of the column
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k + 0 = b.k;
+
+-- the same answers with and without
+CREATE FUNCTION jf_answers() RETURNS TABLE (q int, n bigint, total numeric) LANGUAGE sql AS $$
+	SELECT 1, count(*), sum(b.id) FROM jf_big b JOIN jf_small s ON s.k = b.k
+	UNION ALL SELECT 2, count(*), sum(b.id) FROM jf_big b WHERE EXISTS (SELECT 1 FROM jf_small s WHERE s.k = b.k)
+	UNION ALL SELECT 3, count(*), sum(b.id) FROM jf_big b WHERE b.t IN (SELECT t FROM jf_small)
+	UNION ALL SELECT 4, count(*), sum(b.id) FROM jf_big b RIGHT JOIN jf_small s ON s.k = b.k
+	UNION ALL SELECT 5, count(*), sum(b.id) FROM jf_big b JOIN jf_small s ON s.k8 = b.k
+	UNION ALL SELECT 6, count(*), sum(b.id) FROM jf_big b LEFT JOIN jf_small s ON s.k = b.k WHERE s.k IS NULL $$;
+CREATE TEMP TABLE jf_on AS SELECT * FROM jf_answers();
+SET bloomfilter.join_filter = off;
+SELECT q, n, total, (SELECT n = o.n AND total = o.total FROM jf_on o WHERE o.q = a.q) AS same
+FROM jf_answers() a ORDER BY q;
+-- off: no filter
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+
+-- auto: not for a hash join whose inner side fits in memory (a lookup
+-- costs more than its probe), but for a nested loop that drops enough
+SET bloomfilter.join_filter = auto;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+SET enable_hashjoin = off; SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+RESET enable_hashjoin; RESET enable_mergejoin;
+
+-- a plan made with the filter is made again when the index goes
+SET bloomfilter.join_filter = on;
+PREPARE jf_q AS SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+EXECUTE jf_q;
+EXPLAIN (COSTS OFF) EXECUTE jf_q;
+DROP INDEX jf_small_k_bf;
+EXECUTE jf_q;
+EXPLAIN (COSTS OFF) EXECUTE jf_q;
+DEALLOCATE jf_q;
+CREATE INDEX jf_small_k_bf ON jf_small USING bloomfilter (k);
+
+-- rights: a user who may read the tables gets the filter; one whom
+-- row-level security restricts on the inner table does not (the filter
+-- holds the keys of the rows it hides), nor one without SELECT on the key
+CREATE ROLE jf_reader;
+GRANT SELECT ON jf_big, jf_small TO jf_reader;
+SET ROLE jf_reader;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+RESET ROLE;
+ALTER TABLE jf_small ENABLE ROW LEVEL SECURITY;
+CREATE POLICY jf_some ON jf_small TO jf_reader USING (k < 1000);
+SET ROLE jf_reader;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+SELECT count(*) FROM jf_big b JOIN jf_small s ON s.k = b.k;
+RESET ROLE;
+ALTER TABLE jf_small DISABLE ROW LEVEL SECURITY;
+-- the qual itself never fails: an index it may not read, or one that is
+-- gone, makes it say "maybe" to every key
+REVOKE SELECT ON jf_small FROM jf_reader;
+GRANT SELECT (note) ON jf_small TO jf_reader;
+SET ROLE jf_reader;
+SELECT bf_join_prefilter('jf_small_k_bf', 5) AS unreadable_passes;
+RESET ROLE;
+SELECT bf_join_prefilter('jf_small_k_bf', 5) AS absent, bf_join_prefilter('jf_small_k_bf', 10) AS present,
+	   bf_join_prefilter('jf_small_k_bf', NULL::int) AS null_key;
+SELECT bf_join_prefilter('jf_small'::regclass, 5) AS not_an_index_passes;
+-- it switches itself off where it drops less than a tenth of 10 000 keys,
+-- and stays on where it drops more
+SELECT count(*) FILTER (WHERE bf_join_prefilter('jf_small_k_bf', -g)) AS passed_of_absent
+FROM generate_series(1, 20000) g;
+SELECT count(*) FILTER (WHERE bf_join_prefilter('jf_small_k_bf', CASE WHEN g <= 10000 THEN 10 ELSE -g END)) AS passed
+FROM generate_series(1, 20000) g;
+
+DROP FUNCTION jf_answers();
+DROP TABLE jf_big, jf_small;
+DROP ROLE jf_reader;
+RESET bloomfilter.join_filter;
+RESET max_parallel_workers_per_gather;
