@@ -59,7 +59,7 @@ REGRESS = $(REGRESS_VALUE) $(REGRESS_WINDOW) $(REGRESS_INDEX) $(REGRESS_TRACK) $
 # regression.diffs are written in the current directory
 REGRESS_OPTS = --inputdir=test
 
-ISOLATION_INDEX = index_concurrency index_invalid index_growth index_rebuild
+ISOLATION_INDEX = index_concurrency index_invalid index_growth index_rebuild index_checkxmin
 
 ISOLATION_TRACK = track_concurrency track_rebuild track_upgrade
 

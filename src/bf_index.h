@@ -239,6 +239,7 @@ extern bool bf_index_readable(Relation index, Oid userid, Oid relid,
 							  AttrNumber *badcol);
 extern void bf_index_check_access(Relation index);
 extern void bf_index_check_access_oid(Oid indexoid);
+extern bool bf_index_current(Relation index);
 
 /*
  * A caller's state for repeated lookups (bf_index_might_contain_cached):
@@ -292,7 +293,6 @@ extern ArrayType *bf_dist_index_columns(Oid relid, Relation index,
 
 /* bf_join_plan.c: join pre-filters (the planner hook); bf_join_filter.c: their qual */
 extern void bf_join_define_gucs(void);
-extern bool bf_index_current(Relation index);
 
 /* bf_index_dist_shards.c: one statement to each shard's index */
 typedef struct BfShard

@@ -29,6 +29,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
 
 #include "bf_relcheck.h"
 
@@ -89,6 +90,21 @@ bf_index_readable(Relation index, Oid userid, Oid relid, AttrNumber *badcol)
 	}
 	bms_free(cols);
 	return ok;
+}
+
+/*
+ * May this transaction's snapshots trust the index's "absent"?  One built
+ * while rows of the table were HOT-updated (indcheckxmin) lacks the keys
+ * of the older versions, which a snapshot taken before the build may still
+ * see, until every transaction that could is gone (the planner waits as
+ * long before it uses such an index).
+ */
+bool
+bf_index_current(Relation index)
+{
+	return !index->rd_index->indcheckxmin ||
+		TransactionIdPrecedes(HeapTupleHeaderGetXmin(index->rd_indextuple->t_data),
+							  TransactionXmin);
 }
 
 /* error out unless the current user may read the index */

@@ -120,15 +120,16 @@ bf_probe(Relation index, List *leaves, BfTypeInfo *ti, Datum value,
 
 	if (bf_pending_unknown())
 		return true;			/* the leader may hold keys this worker cannot see */
+	/* an index newer than the snapshot says "maybe" (bf_index_current) */
 	if (index->rd_rel->relkind != RELKIND_PARTITIONED_INDEX)
-		return bf_leaf_contains(index, ti, value, lk, mcxt);
+		return !bf_index_current(index) || bf_leaf_contains(index, ti, value, lk, mcxt);
 	foreach(lc, leaves)
 	{
 		Relation	child = index_open(lfirst_oid(lc), NoLock);
 		bool		found;
 
 		CHECK_FOR_INTERRUPTS();
-		found = bf_leaf_contains(child, ti, value, NULL, NULL);
+		found = !bf_index_current(child) || bf_leaf_contains(child, ti, value, NULL, NULL);
 		index_close(child, NoLock);
 		if (found)
 			return true;

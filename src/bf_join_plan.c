@@ -73,7 +73,6 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
-#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 typedef enum
@@ -220,20 +219,6 @@ static bool
 integer_type(Oid t)
 {
 	return t == INT2OID || t == INT4OID || t == INT8OID;
-}
-
-/*
- * May this transaction's snapshots use the index?  One built while rows
- * of the table were HOT-updated (indcheckxmin) lacks the keys of the
- * older versions those snapshots may still see, until every transaction
- * that could is gone; as the planner does for its own use of indexes.
- */
-bool
-bf_index_current(Relation index)
-{
-	return !index->rd_index->indcheckxmin ||
-		TransactionIdPrecedes(HeapTupleHeaderGetXmin(index->rd_indextuple->t_data),
-							  TransactionXmin);
 }
 
 /*
