@@ -213,7 +213,22 @@ find_scan(Plan *outer, Plan *inner, Expr *e, bool outer_side, Scan **scan,
 	return find_scan(outerPlan(p), innerPlan(p), tle->expr, outer_side, scan, var, column);
 }
 
-/* ---- the index, and whether the filter may be used ---- */
+/* ---- the keys of a join, and the index that answers for them ---- */
+
+/*
+ * One equality of a join: the outer key as its scan's quals name it
+ * (ovar), the inner table's column (icol), the operator taking the outer
+ * key first, and its collation.
+ */
+typedef struct KeyPair
+{
+	Scan	   *oscan;
+	Var		   *ovar;
+	Scan	   *iscan;
+	Var		   *icol;
+	Oid			opno;
+	Oid			coll;
+} KeyPair;
 
 static bool
 integer_type(Oid t)
@@ -222,24 +237,59 @@ integer_type(Oid t)
 }
 
 /*
- * The complete single-column bloomfilter index on column var of the
- * inner scan's plain table, usable for an outer key of type outer_type
- * compared under collation coll; InvalidOid when none.
+ * May the index answer for this equality?  opno must be the equality of
+ * the inner type's default hash operator class (that is the equality the
+ * index's hashing agrees with; another one, a case-insensitive operator of
+ * an extension say, could call keys equal that hash apart), between the
+ * same type or two integer types (which hash alike), under a deterministic
+ * collation; and the outer scan must not compute volatile output for rows
+ * the join would have dropped only later.
+ */
+static bool
+pair_ok(const KeyPair *kp)
+{
+	Oid			ot = getBaseType(kp->ovar->vartype);
+	Oid			it = getBaseType(kp->icol->vartype);
+	Oid			opclass = GetDefaultOpClass(it, HASH_AM_OID);
+
+	return (ot == it || (integer_type(ot) && integer_type(it))) &&
+		OidIsValid(opclass) &&
+		get_opfamily_member(get_opclass_family(opclass), ot, it, HTEqualStrategyNumber) == kp->opno &&
+		(!OidIsValid(kp->coll) || get_collation_isdeterministic(kp->coll)) &&
+		!contain_volatile_functions((Node *) kp->oscan->plan.targetlist);
+}
+
+/* the equality of pairs whose inner column is attnum (NULL: none) */
+static KeyPair *
+pair_of(List *pairs, AttrNumber attnum)
+{
+	ListCell   *lc;
+
+	foreach(lc, pairs)
+		if (((KeyPair *) lfirst(lc))->icol->varattno == attnum)
+			return lfirst(lc);
+	return NULL;
+}
+
+/*
+ * The complete bloomfilter index of the inner scan's plain table whose key
+ * columns all have an equality in pairs (all of one outer scan and one
+ * inner scan), the one with the most columns; *keys gets their pairs in
+ * the index's column order.  InvalidOid when there is none, or the user
+ * may not read it, or row-level security restricts the table for them.
  */
 static Oid
-inner_index(PlannedStmt *stmt, Scan *scan, Var *var, Oid outer_type, Oid coll)
+inner_index(PlannedStmt *stmt, List *pairs, List **keys)
 {
-	RangeTblEntry *rte = rt_fetch(scan->scanrelid, stmt->rtable);
-	Oid			inner_type = getBaseType(var->vartype);
+	Scan	   *iscan = ((KeyPair *) linitial(pairs))->iscan;
+	RangeTblEntry *rte = rt_fetch(iscan->scanrelid, stmt->rtable);
 	Relation	rel;
 	List	   *indexes;
 	ListCell   *lc;
 	Oid			found = InvalidOid;
+	int			best = 0;
 
-	outer_type = getBaseType(outer_type);
 	if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION ||
-		!(outer_type == inner_type || (integer_type(outer_type) && integer_type(inner_type))) ||
-		(OidIsValid(coll) && !get_collation_isdeterministic(coll)) ||
 		check_enable_rls(rte->relid, InvalidOid, true) != RLS_NONE)
 		return InvalidOid;
 	rel = table_open(rte->relid, NoLock);	/* locked by the planner */
@@ -247,19 +297,36 @@ inner_index(PlannedStmt *stmt, Scan *scan, Var *var, Oid outer_type, Oid coll)
 	foreach(lc, indexes)
 	{
 		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+		int			n = index->rd_index->indnkeyatts;
+		List	   *match = NIL;
 
-		if (bf_is_bloomfilter_index(index) && bf_index_current(index) &&
-			index->rd_index->indnkeyatts == 1 &&
-			index->rd_index->indkey.values[0] == var->varattno &&
+		if (n > best && bf_is_bloomfilter_index(index) && bf_index_current(index) &&
 			index->rd_index->indisvalid && index->rd_index->indisready &&
 			index->rd_index->indislive &&
 			RelationGetIndexExpressions(index) == NIL &&
 			RelationGetIndexPredicate(index) == NIL &&
 			bf_index_readable(index, GetUserId(), rte->relid, NULL))
-			found = RelationGetRelid(index);
+		{
+			for (int i = 0; i < n; i++)
+			{
+				KeyPair    *kp = pair_of(pairs, index->rd_index->indkey.values[i]);
+
+				if (kp == NULL)
+				{
+					list_free(match);
+					match = NIL;
+					break;
+				}
+				match = lappend(match, kp);
+			}
+			if (match != NIL)
+			{
+				found = RelationGetRelid(index);
+				best = n;
+				*keys = match;
+			}
+		}
 		index_close(index, AccessShareLock);
-		if (OidIsValid(found))
-			break;
 	}
 	list_free(indexes);
 	table_close(rel, NoLock);
@@ -301,59 +368,76 @@ pays(Join *join)
 }
 
 /*
- * Is opno the equality of the inner type's default hash operator class
- * (for the two types)?  That is the equality the index's hashing agrees
- * with; another one (a case-insensitive operator of an extension, say)
- * could call keys equal that hash apart.
- */
-static bool
-default_equality(Oid opno, Oid outer_type, Oid inner_type)
-{
-	Oid			opclass = GetDefaultOpClass(getBaseType(inner_type), HASH_AM_OID);
-
-	return OidIsValid(opclass) &&
-		get_opfamily_member(get_opclass_family(opclass), getBaseType(outer_type),
-							getBaseType(inner_type), HTEqualStrategyNumber) == opno;
-}
-
-/*
- * Give the outer scan oscan the filter qual of the index on the inner
- * table's column ivar, for the outer key ovar (as the scan's quals name
- * it) compared by operator opno under collation coll, if there is such an
- * index and it is safe.
+ * Give the outer scan the filter qual of the index that answers for some
+ * of pairs (equalities of one outer scan and one inner scan): the key
+ * itself, or a row of the keys for an index of several columns.
  */
 static void
-add_filter(JoinRewrite *rw, Scan *oscan, Var *ovar, Scan *iscan, Var *ivar,
-		   Oid opno, Oid coll)
+add_filter(JoinRewrite *rw, List *pairs)
 {
-	Oid			indexoid;
+	KeyPair    *first = linitial(pairs);
+	List	   *keys = NIL;
+	List	   *args = NIL;
+	ListCell   *lc;
+	Oid			indexoid = inner_index(rw->stmt, pairs, &keys);
+	Expr	   *key;
 	FuncExpr   *f;
 
-	if (!default_equality(opno, ovar->vartype, ivar->vartype) ||
-		contain_volatile_functions((Node *) oscan->plan.targetlist))
-		return;
-	indexoid = inner_index(rw->stmt, iscan, ivar, ovar->vartype, coll);
 	if (!OidIsValid(indexoid))
 		return;
+	foreach(lc, keys)
+		args = lappend(args, copyObject(((KeyPair *) lfirst(lc))->ovar));
+	if (list_length(args) == 1)
+		key = linitial(args);
+	else
+	{
+		RowExpr    *row = makeNode(RowExpr);
+
+		row->args = args;
+		row->row_typeid = RECORDOID;
+		row->row_format = COERCE_IMPLICIT_CAST;
+		row->location = -1;
+		key = (Expr *) row;
+	}
 	f = makeFuncExpr(rw->funcoid, BOOLOID,
 					 list_make2(makeConst(REGCLASSOID, -1, InvalidOid, sizeof(Oid),
 										  ObjectIdGetDatum(indexoid), false, true),
-								copyObject(ovar)),
-					 InvalidOid, coll, COERCE_EXPLICIT_CALL);
-	if (list_member(oscan->plan.qual, f))
+								key),
+					 InvalidOid, ((KeyPair *) linitial(keys))->coll, COERCE_EXPLICIT_CALL);
+	if (list_member(first->oscan->plan.qual, f))
 		return;					/* another join gave it already */
-	oscan->plan.qual = lappend(oscan->plan.qual, f);
+	first->oscan->plan.qual = lappend(first->oscan->plan.qual, f);
 	/* a plan that uses the index is made again when the index changes */
 	rw->stmt->relationOids = lappend_oid(rw->stmt->relationOids, indexoid);
 	rw->changed = true;
+}
+
+/* note an equality: its keys' scans found and the index allowed to answer */
+static List *
+add_pair(List *pairs, Scan *oscan, Var *ovar, Scan *iscan, Var *icol, Oid opno, Oid coll)
+{
+	KeyPair    *kp = palloc(sizeof(KeyPair));
+
+	kp->oscan = oscan;
+	kp->ovar = ovar;
+	kp->iscan = iscan;
+	kp->icol = icol;
+	kp->opno = opno;
+	kp->coll = coll;
+	if (!pair_ok(kp))
+	{
+		pfree(kp);
+		return pairs;
+	}
+	return lappend(pairs, kp);
 }
 
 /*
  * An equality between outer key oe and inner key ie (Vars of the join's
  * children); opno takes the outer key first.
  */
-static void
-consider(JoinRewrite *rw, Join *join, Oid opno, Oid coll, Expr *oe, Expr *ie)
+static List *
+consider(List *pairs, Join *join, Oid opno, Oid coll, Expr *oe, Expr *ie)
 {
 	Scan	   *oscan,
 			   *iscan;
@@ -364,7 +448,8 @@ consider(JoinRewrite *rw, Join *join, Oid opno, Oid coll, Expr *oe, Expr *ie)
 
 	if (find_scan(outerPlan(join), innerPlan(join), ie, false, &iscan, &ivar, &icol) &&
 		find_scan(outerPlan(join), innerPlan(join), oe, true, &oscan, &ovar, &ocol))
-		add_filter(rw, oscan, ovar, iscan, icol, opno, coll);
+		pairs = add_pair(pairs, oscan, ovar, iscan, icol, opno, coll);
+	return pairs;
 }
 
 /*
@@ -372,8 +457,8 @@ consider(JoinRewrite *rw, Join *join, Oid opno, Oid coll, Expr *oe, Expr *ie)
  * "inner column = parameter", the parameter an outer key.  There the
  * filter spares a btree descent per outer row that cannot join.
  */
-static void
-consider_params(JoinRewrite *rw, NestLoop *nl)
+static List *
+consider_params(List *pairs, NestLoop *nl)
 {
 	Plan	   *p = innerPlan(nl);
 	ListCell   *lc;
@@ -383,7 +468,7 @@ consider_params(JoinRewrite *rw, NestLoop *nl)
 	while (p && (IsA(p, Memoize) || IsA(p, Material)))
 		p = outerPlan(p);
 	if (p == NULL)
-		return;
+		return pairs;
 	if (IsA(p, IndexScan))
 		quals = ((IndexScan *) p)->indexqualorig;
 	else if (IsA(p, IndexOnlyScan))
@@ -393,7 +478,7 @@ consider_params(JoinRewrite *rw, NestLoop *nl)
 		indextlist = ((IndexOnlyScan *) p)->indextlist;
 	}
 	else
-		return;
+		return pairs;
 	foreach(lc, quals)
 	{
 		OpExpr	   *op = lfirst(lc);
@@ -426,17 +511,23 @@ consider_params(JoinRewrite *rw, NestLoop *nl)
 
 			if (nlp->paramno == prm->paramid &&
 				find_scan(outerPlan(nl), NULL, (Expr *) nlp->paramval, true, &oscan, &ovar, &ocol))
-				add_filter(rw, oscan, ovar, (Scan *) p, v, get_commutator(op->opno),
-						   op->inputcollid);
+				pairs = add_pair(pairs, oscan, ovar, (Scan *) p, v,
+								 get_commutator(op->opno), op->inputcollid);
 		}
 	}
+	return pairs;
 }
 
-/* the equality clauses of a join, each with its outer key first */
+/*
+ * The equality clauses of a join, each with its outer key first, grouped
+ * by the scans of their keys; each group gets the filter of the index that
+ * answers for the most of its keys.
+ */
 static void
 consider_join(JoinRewrite *rw, Join *join)
 {
 	List	   *clauses = NIL;
+	List	   *pairs = NIL;
 	ListCell   *lc;
 
 	if ((join->jointype != JOIN_INNER && join->jointype != JOIN_SEMI &&
@@ -460,12 +551,33 @@ consider_join(JoinRewrite *rw, Join *join)
 		if (!IsA(l, Var) || !IsA(r, Var))
 			continue;
 		if (l->varno == OUTER_VAR && r->varno == INNER_VAR)
-			consider(rw, join, op->opno, op->inputcollid, (Expr *) l, (Expr *) r);
+			pairs = consider(pairs, join, op->opno, op->inputcollid, (Expr *) l, (Expr *) r);
 		else if (l->varno == INNER_VAR && r->varno == OUTER_VAR)
-			consider(rw, join, get_commutator(op->opno), op->inputcollid, (Expr *) r, (Expr *) l);
+			pairs = consider(pairs, join, get_commutator(op->opno), op->inputcollid,
+							 (Expr *) r, (Expr *) l);
 	}
 	if (IsA(join, NestLoop))
-		consider_params(rw, (NestLoop *) join);
+		pairs = consider_params(pairs, (NestLoop *) join);
+	while (pairs != NIL)
+	{
+		KeyPair    *first = linitial(pairs);
+		List	   *group = NIL;
+		List	   *rest = NIL;
+
+		foreach(lc, pairs)
+		{
+			KeyPair    *kp = lfirst(lc);
+
+			if (kp->oscan == first->oscan && kp->iscan == first->iscan)
+				group = lappend(group, kp);
+			else
+				rest = lappend(rest, kp);
+		}
+		add_filter(rw, group);
+		list_free(group);
+		list_free(pairs);
+		pairs = rest;
+	}
 }
 
 static void
