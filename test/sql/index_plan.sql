@@ -4,19 +4,7 @@
 -- index on the column it looks the key up there (no table scan).
 --
 SET client_min_messages = warning;
--- EXPLAIN ANALYZE, keeping what every supported version prints alike:
--- the nodes with their actual row counts, and the heap blocks read
-CREATE FUNCTION bp_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	l text;
-BEGIN
-	FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-		IF l ~ '(Scan|Heap Blocks|Removed by Index Recheck)' THEN
-			RETURN NEXT regexp_replace(regexp_replace(l, '(rows=\d+)\.\d+', '\1', 'g'),
-									   ' loops=\d+', '', 'g');
-		END IF;
-	END LOOP;
-END $$;
+\i test/sql/include/explain.sql
 CREATE TABLE bp (id int, k text, pad text);
 INSERT INTO bp SELECT g, 'k' || g, repeat('x', 200) FROM generate_series(1, 5000) g;
 CREATE INDEX bp_bf ON bp USING bloomfilter (k);
@@ -31,7 +19,7 @@ PREPARE bp_later AS SELECT id FROM bp WHERE k = 'later';
 EXPLAIN (COSTS OFF) EXECUTE bp_later;
 EXECUTE bp_later;
 INSERT INTO bp VALUES (-1, 'later', 'x');
-SELECT bp_explain($$EXECUTE bp_later$$);
+SELECT test_explain($$EXECUTE bp_later$$);
 EXECUTE bp_later;
 DEALLOCATE bp_later;
 -- cross-type probe (int8 column, int4 constant) through a two-column
@@ -44,7 +32,7 @@ ANALYZE bp2;
 PREPARE bp2_later AS SELECT b FROM bp2 WHERE a = 77777;
 EXPLAIN (COSTS OFF) EXECUTE bp2_later;
 INSERT INTO bp2 VALUES (77777, 'new', 'x');
-SELECT bp_explain($$EXECUTE bp2_later$$);
+SELECT test_explain($$EXECUTE bp2_later$$);
 EXECUTE bp2_later;
 DEALLOCATE bp2_later;
 -- a partial btree does not qualify (it would miss rows): without another
@@ -55,8 +43,8 @@ CREATE INDEX bp_bt_partial ON bp (k) WHERE id > 0;
 PREPARE bp_later2 AS SELECT id FROM bp WHERE k = 'later2';
 EXPLAIN (COSTS OFF) EXECUTE bp_later2;
 INSERT INTO bp VALUES (-2, 'later2', 'x');
-SELECT bp_explain($$EXECUTE bp_later2$$);
+SELECT test_explain($$EXECUTE bp_later2$$);
 EXECUTE bp_later2;
 DEALLOCATE bp_later2;
 DROP TABLE bp, bp2;
-DROP FUNCTION bp_explain(text);
+DROP FUNCTION test_explain(text, text);

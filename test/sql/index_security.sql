@@ -3,19 +3,7 @@
 -- answer, which tables it can describe, enum probes.
 --
 SET client_min_messages = warning;
--- EXPLAIN ANALYZE, keeping what every supported version prints alike:
--- the nodes with their actual row counts, and the heap blocks read
-CREATE FUNCTION bfs_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	l text;
-BEGIN
-	FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-		IF l ~ '(Scan|Heap Blocks|Removed by Index Recheck)' THEN
-			RETURN NEXT regexp_replace(regexp_replace(l, '(rows=\d+)\.\d+', '\1', 'g'),
-									   ' loops=\d+', '', 'g');
-		END IF;
-	END LOOP;
-END $$;
+\i test/sql/include/explain.sql
 
 -- EXPLAIN must not reveal whether rows hidden from the user have a key.
 -- Plans for an absent and a present key must look alike wherever the
@@ -88,7 +76,7 @@ CREATE TABLE bfs_moods (m bfs_mood);
 INSERT INTO bfs_moods SELECT (ARRAY['sad', 'ok', 'happy'])[1 + g % 3]::bfs_mood FROM generate_series(1, 3000) g;
 CREATE INDEX bfs_moods_m ON bfs_moods USING bloomfilter (m);
 ANALYZE bfs_moods;
-SELECT bfs_explain($$SELECT * FROM bfs_moods WHERE m = 'ecstatic'$$);
+SELECT test_explain($$SELECT * FROM bfs_moods WHERE m = 'ecstatic'$$);
 SELECT count(*) FROM bfs_moods WHERE m = 'ecstatic';
 DROP TABLE bfs_moods;
 DROP TYPE bfs_mood;
@@ -138,4 +126,4 @@ SELECT bf_index_contains('bfs_only_k', 'one') AS valid_once_attached;
 DROP TABLE bfs_only;
 
 DROP ROLE bfs_reader;
-DROP FUNCTION bfs_explain(text);
+DROP FUNCTION test_explain(text, text);
