@@ -65,6 +65,7 @@ Needs psycopg 3 (Debian python3-psycopg).  Works in a SQL_ASCII cluster
 
 import argparse
 import collections
+import contextlib
 import json
 import os
 import random
@@ -702,13 +703,21 @@ class Gen:
         return sql, self.work2(q, a, b)
 
     def s_left(self, rng, q):
-        kind, a, b = self.pair(rng, big=False)
-        self.cat_one(q, "outer", self.idx_cat(a, kind, 0))    # the nullable side filtered
+        return self.outer_join(rng, q, "LEFT")
+
+    def outer_join(self, rng, q, join):
+        """o LEFT or RIGHT JOIN i: extra conditions on the nullable side (i,
+        o) in the ON, on the preserved side in the WHERE; the nullable
+        side's scan is the one filtered, by the preserved side's index."""
+        left = join == "LEFT"
+        kind, a, b = self.pair(rng, big=not left)
+        self.cat_one(q, "outer", self.idx_cat(a, kind, 0) if left else self.idx_cat(b, kind, 1))
         c = self.cond(rng, kind, "o", "i")
-        on_extra = "".join(" AND " + x for x in self.wheres(rng, ["i"], q))
-        w = self.wheres(rng, ["o"], q)
-        sql = "SELECT %s FROM %s o LEFT JOIN %s i ON %s%s%s" % (
-            self.select2(rng, "o", "i"), a, b, c, on_extra, self.where(w))
+        nullable, preserved = ("i", "o") if left else ("o", "i")
+        on_extra = "".join(" AND " + x for x in self.wheres(rng, [nullable], q))
+        w = self.wheres(rng, [preserved], q)
+        sql = "SELECT %s FROM %s o %s JOIN %s i ON %s%s%s" % (
+            self.select2(rng, "o", "i"), a, join, b, c, on_extra, self.where(w))
         return sql, self.work2(q, a, b)
 
     def s_left_reduced(self, rng, q):
@@ -727,14 +736,7 @@ class Gen:
         return sql, self.work2(q, a, b)
 
     def s_right(self, rng, q):
-        kind, a, b = self.pair(rng)
-        self.cat_one(q, "outer", self.idx_cat(b, kind, 1))    # o is the nullable side
-        c = self.cond(rng, kind, "o", "i")
-        on_extra = "".join(" AND " + x for x in self.wheres(rng, ["o"], q))
-        w = self.wheres(rng, ["i"], q)
-        sql = "SELECT %s FROM %s o RIGHT JOIN %s i ON %s%s%s" % (
-            self.select2(rng, "o", "i"), a, b, c, on_extra, self.where(w))
-        return sql, self.work2(q, a, b)
+        return self.outer_join(rng, q, "RIGHT")
 
     def s_full(self, rng, q):
         kind = rng.choice(["k4", "k8", "kt", "x48", "x84", "pair", "c1"])
@@ -916,33 +918,32 @@ class Gen:
                "row_number() OVER (ORDER BY id) AS rn FROM %s) o JOIN %s i ON %s" % (a, b, c))
         return sql, self.work2(q, a, b)
 
+    def keyed_sub(self, rng, q, side):
+        """A pair whose key on one side (0: outer, 1: inner) a subquery
+        groups or orders by: (a, b, that side's key column, the join
+        condition). Below an inner one, the inner table's index filters."""
+        kind, a, b = self.pair(rng, rng.choice(["k4", "k8", "kt", "x48", "x84"]))
+        col = KINDS[kind][side][0]
+        if side == 1:
+            self.cat_one(q, "inner", self.idx_cat(b, kind, 1))
+        return a, b, col, self.cond(rng, kind, "o", "i")
+
     def s_agg_outer(self, rng, q):
         # filtering below the aggregate would change its counts... except on its keys
-        kind = rng.choice(["k4", "k8", "kt", "x48", "x84"])
-        kind, a, b = self.pair(rng, kind)
-        oc = KINDS[kind][0][0]
-        c = self.cond(rng, kind, "o", "i")
+        a, b, oc, c = self.keyed_sub(rng, q, 0)
         sql = ("SELECT o.%s, o.c, o.s, i.id FROM (SELECT %s, count(*) AS c, sum(v) AS s FROM %s "
                "GROUP BY %s%s) o JOIN %s i ON %s" % (
                    oc, oc, a, oc, rng.choice(["", " HAVING count(*) > 1"]), b, c))
         return sql, self.work2(q, a, b)
 
     def s_agg_inner(self, rng, q):
-        kind = rng.choice(["k4", "k8", "kt", "x48", "x84"])
-        kind, a, b = self.pair(rng, kind)
-        ic = KINDS[kind][1][0]
-        self.cat_one(q, "inner", self.idx_cat(b, kind, 1))
-        c = self.cond(rng, kind, "o", "i")
+        a, b, ic, c = self.keyed_sub(rng, q, 1)
         sql = ("SELECT o.id, i.c FROM %s o JOIN (SELECT %s, count(*) AS c FROM %s "
                "WHERE v < %d GROUP BY %s) i ON %s" % (a, ic, b, rng.randint(20, 99), ic, c))
         return sql, self.work2(q, a, b)
 
     def s_limit_inner(self, rng, q):
-        kind = rng.choice(["k4", "k8", "kt", "x48", "x84"])
-        kind, a, b = self.pair(rng, kind)
-        ic = KINDS[kind][1][0]
-        self.cat_one(q, "inner", self.idx_cat(b, kind, 1))
-        c = self.cond(rng, kind, "o", "i")
+        a, b, ic, c = self.keyed_sub(rng, q, 1)
         # only the key of the limited rows: the same multiset whatever the ties
         sql = ("SELECT o.id, i.%s FROM %s o JOIN (SELECT %s FROM %s ORDER BY %s LIMIT %d) i "
                "ON %s" % (ic, a, ic, b, ic, rng.choice([3, 50, 400]), c))
@@ -994,20 +995,15 @@ def filters_of(explain_json):
     return out
 
 
-class Runner:
+class Session:
+    """What the generated queries (Runner) and the fixed checks (Fixed)
+    share: their connections, with the library loaded where the server has
+    the setting, and the setting's value of a run."""
+
     def __init__(self, conninfo, args, has_guc):
         self.conninfo = conninfo
         self.args = args
         self.has_guc = has_guc
-        self.conn = self.connect()
-        self.stats = collections.Counter()
-        self.cat_total = collections.Counter()
-        self.cat_filtered = collections.Counter()
-        self.shape_filtered = collections.Counter()
-        self.shape_total = collections.Counter()
-        self.removed = 0
-        self.not_eligible = collections.Counter()
-        self.slow = []
 
     def connect(self):
         conn = connect(self.conninfo, autocommit=True)
@@ -1018,6 +1014,20 @@ class Runner:
     def values(self, value):
         """The setting's value of a run: off twice in the self-test."""
         return "off" if self.args.self_test else value
+
+
+class Runner(Session):
+    def __init__(self, conninfo, args, has_guc):
+        super().__init__(conninfo, args, has_guc)
+        self.conn = self.connect()
+        self.stats = collections.Counter()
+        self.cat_total = collections.Counter()
+        self.cat_filtered = collections.Counter()
+        self.shape_filtered = collections.Counter()
+        self.shape_total = collections.Counter()
+        self.removed = 0
+        self.not_eligible = collections.Counter()
+        self.slow = []
 
     def apply(self, q, value):
         s = dict(q.settings)
@@ -1035,14 +1045,10 @@ class Runner:
         self.apply(q, value)
         ex = None
         try:
-            if q.mode == "plain":
-                cur.execute(self.text(q))
-                res = canon(cur.fetchall())
-                if explain:
-                    cur.execute("EXPLAIN (COSTS OFF, FORMAT JSON) " + self.text(q))
-                    ex = cur.fetchone()[0]
-            elif q.mode == "dml":
-                with self.conn.transaction(force_rollback=True):
+            if q.mode in ("plain", "dml"):
+                # a DML statement rolled back, so that each run finds the same rows
+                with (self.conn.transaction(force_rollback=True) if q.mode == "dml"
+                      else contextlib.nullcontext()):
                     cur.execute(self.text(q))
                     res = canon(cur.fetchall())
                 if explain:
@@ -1204,25 +1210,17 @@ def has_setting(conninfo):
 # ---------------------------------------------------------------------------
 # fixed checks
 
-class Fixed:
+class Fixed(Session):
     def __init__(self, conninfo, args, has_guc):
-        self.conninfo = conninfo
-        self.args = args
-        self.has_guc = has_guc
+        super().__init__(conninfo, args, has_guc)
         self.passed = 0
         self.failed = 0
         self.notes = []
 
-    def conn(self):
-        c = connect(self.conninfo, autocommit=True)
-        if self.has_guc:
-            load(c)
-        return c
-
     def setting(self, conn, value, local=False):
         if self.has_guc:
             conn.execute("SELECT set_config('%s', '%s', %s)" % (
-                GUC, "off" if self.args.self_test else value, "true" if local else "false"))
+                GUC, self.values(value), "true" if local else "false"))
 
     def check(self, name, ok, detail=""):
         if ok:
@@ -1275,7 +1273,7 @@ class Fixed:
                 self.check(f.__name__, False, "%s: %s" % (type(e).__name__, e))
 
     def dropped_index(self, rng):
-        with self.conn() as a, self.conn() as b:
+        with self.connect() as a, self.connect() as b:
             cur = a.cursor()
             self.make(cur, "fx_outer", 3000, rng, "fact", ())
             self.make(cur, "fx_inner", 300, rng, "dim", ("k4",))
@@ -1340,7 +1338,7 @@ class Fixed:
         """A cursor planned with the filter, its index dropped by another
         session between fetches: the drop waits for the cursor's transaction
         (or, if it does not, the rows are still right)."""
-        with self.conn() as a, self.conn() as b:
+        with self.connect() as a, self.connect() as b:
             cur = a.cursor()
             self.make(cur, "fy_outer", 3000, rng, "fact", ())
             self.make(cur, "fy_inner", 300, rng, "dim", ("k4",))
@@ -1370,7 +1368,7 @@ class Fixed:
     def concurrent(self, rng):
         """The index of d_inv.kt made by CREATE INDEX CONCURRENTLY in setup,
         with rows inserted meanwhile: joins on it."""
-        with self.conn() as a:
+        with self.connect() as a:
             for src in ("f_a", "f_b", "d_x"):
                 for key in ("o.kt = i.kt", "i.kt = o.kt AND o.v < 60"):
                     sql = "SELECT o.id, i.id FROM %s o JOIN d_inv i ON %s" % (src, key)
@@ -1388,7 +1386,7 @@ class Fixed:
     def invalid(self, rng):
         """d_inv_k4_bf, left invalid by a cancelled CREATE INDEX CONCURRENTLY:
         never used; once REINDEXed, used."""
-        with self.conn() as a:
+        with self.connect() as a:
             sql = "SELECT o.id, i.id FROM f_a o JOIN d_inv i ON o.k4 = i.k4"
             off, on = self.both(a, sql)
             self.check("invalid index: rows", off == on, diff_text(off, on))
@@ -1402,7 +1400,7 @@ class Fixed:
         """auto: a filter where it clearly pays (40 000 outer rows of which
         one in a hundred joins; a hash join in many batches, a merge join, a
         nested loop over a btree), and the same rows as off."""
-        with self.conn() as a:
+        with self.connect() as a:
             a.execute("DROP TABLE IF EXISTS fa_outer, fa_inner")
             a.execute("CREATE TABLE fa_outer WITH (autovacuum_enabled = off) AS "
                       "SELECT g AS id, (g * 7919) % 400000 AS k, repeat('x', 20) AS pad "
@@ -1445,7 +1443,7 @@ class Fixed:
         """prepare(cur); A takes a REPEATABLE READ snapshot; change(b) in
         another session; each query in A with the filter off and on must
         give the rows of before the change."""
-        with self.conn() as a, self.conn() as b:
+        with self.connect() as a, self.connect() as b:
             prepare(a.cursor())
             self.setting(a, "off")
             before = [self.rows(a, q) for q in queries]

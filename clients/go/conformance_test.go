@@ -31,21 +31,9 @@ type confFile struct {
 		Hash   string  `json:"hash"`
 		Family string  `json:"family"`
 	} `json:"hashes"`
-	Filters []struct {
-		Name   string `json:"name"`
-		Bytes  string `json:"bytes"`
-		Text   string `json:"text"`
-		Probes []struct {
-			Key    confKey `json:"key"`
-			Expect *bool   `json:"expect"`
-		} `json:"probes"`
-	} `json:"filters"`
-	MalformedBytes []struct {
-		Name     string `json:"name"`
-		Bytes    string `json:"bytes"`
-		SQLState string `json:"sqlstate"`
-	} `json:"malformed_bytes"`
-	MalformedText []struct {
+	Filters        []confFilter    `json:"filters"`
+	MalformedBytes []confMalformed `json:"malformed_bytes"`
+	MalformedText  []struct {
 		Name     string `json:"name"`
 		Text     string `json:"text"`
 		SQLState string `json:"sqlstate"`
@@ -60,19 +48,17 @@ type confFile struct {
 			Expect bool    `json:"expect"`
 		} `json:"probes"`
 	} `json:"windows"`
-	MalformedWindows []struct {
-		Name     string `json:"name"`
-		Bytes    string `json:"bytes"`
-		SQLState string `json:"sqlstate"`
-	} `json:"malformed_windows"`
+	MalformedWindows []confMalformed `json:"malformed_windows"`
 	Growing          []confLayered   `json:"growing"`
 	MalformedGrowing []confMalformed `json:"malformed_growing"`
 	Unions           []confLayered   `json:"unions"`
 	MalformedUnions  []confMalformed `json:"malformed_unions"`
 }
 
-// confLayered is an entry of the sections growing and unions.
-type confLayered struct {
+// confFilter is an entry of the section filters, and the start of one of
+// growing and unions: the value, its text form and probes with the answers
+// of bf_contains (none where the server refuses the key).
+type confFilter struct {
 	Name   string `json:"name"`
 	Bytes  string `json:"bytes"`
 	Text   string `json:"text"`
@@ -80,6 +66,11 @@ type confLayered struct {
 		Key    confKey `json:"key"`
 		Expect *bool   `json:"expect"`
 	} `json:"probes"`
+}
+
+// confLayered is an entry of the sections growing and unions.
+type confLayered struct {
+	confFilter
 	Info *struct {
 		FPR         string `json:"fpr"`         // bf_fpr
 		Cardinality string `json:"cardinality"` // bf_cardinality
@@ -89,7 +80,8 @@ type confLayered struct {
 	Layers int `json:"layers"` // rows of bf_layers
 }
 
-// confMalformed is an entry of malformed_growing and malformed_unions.
+// confMalformed is an entry of malformed_bytes, malformed_windows,
+// malformed_growing and malformed_unions.
 type confMalformed struct {
 	Name     string `json:"name"`
 	Bytes    string `json:"bytes"`

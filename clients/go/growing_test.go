@@ -1,9 +1,7 @@
 package bloomfilter
 
 import (
-	"context"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"math"
 	"strings"
@@ -76,27 +74,7 @@ func TestGrowingLookups(t *testing.T) {
 	if !f.IsGrowing() || f.NumLayers() < 4 {
 		t.Fatalf("IsGrowing %v, %d layers: the sample did not grow", f.IsGrowing(), f.NumLayers())
 	}
-	for k := int64(1); k <= 500; k++ {
-		a, err1 := f.Contains(k)
-		b, err2 := f.ContainsInt64(k)
-		c, err3 := f.Contains(int32(k))
-		if !a || !b || !c || err1 != nil || err2 != nil || err3 != nil {
-			t.Fatalf("key %d lost: %v %v %v %v %v %v", k, a, b, c, err1, err2, err3)
-		}
-	}
-	fp := 0
-	for k := int64(1000000); k < 1010000; k++ {
-		if ok, _ := f.ContainsInt64(k); ok {
-			fp++
-		}
-	}
-	if rate := float64(fp) / 10000; rate > 3*f.FPR()+0.005 {
-		t.Errorf("measured rate %v, FPR() %v", rate, f.FPR())
-	}
-	var fe *FamilyError
-	if _, err := f.Contains("text"); !errors.As(err, &fe) {
-		t.Errorf("a text value against a growing filter of integers: %v", err)
-	}
+	checkLayeredLookups(t, growingKind, f, 1, 500)
 	if ok, err := f.Contains(nil); ok || err != nil {
 		t.Errorf("NULL: %v %v", ok, err)
 	}
@@ -166,19 +144,7 @@ func TestGrowingRoundTrip(t *testing.T) {
 		strings.Count(text, " layer=") != f.NumLayers() {
 		t.Fatalf("text form %.120q", text)
 	}
-	ft, err := ParseText(text)
-	if err != nil || string(ft.Bytes()) != string(raw) {
-		t.Fatalf("ParseText: %v", err)
-	}
-	for _, src := range []any{raw, text, []byte(text), `\x` + hex.EncodeToString(raw)} {
-		var fs Filter
-		if err := fs.Scan(src); err != nil || string(fs.Bytes()) != string(raw) || !fs.IsGrowing() {
-			t.Errorf("Scan(%T): %v", src, err)
-		}
-	}
-	if v, err := f.Value(); err != nil || v != text {
-		t.Errorf("Value: %v", err)
-	}
+	checkLayeredRoundTrip(t, growingKind, f)
 	// Parse copies; parseOwned keeps the buffer
 	raw2 := f.Bytes()
 	g, _ := Parse(raw2)
@@ -192,69 +158,16 @@ func TestGrowingRefusesAddAndSetOps(t *testing.T) {
 	f := makeGrowing(t, 20, 0.01, 2, 0, keysTo(100))
 	plain, _ := New(1, 4, 0)
 	plain.Add(int64(1))
-	before := f.Bytes()
-	check := func(what string, err error) {
-		t.Helper()
-		if !errors.Is(err, ErrGrowing) {
-			t.Errorf("%s on a growing filter: %v, want ErrGrowing", what, err)
-		}
-	}
-	_, err := f.Add(int64(100000))
-	check("Add", err)
-	if !strings.Contains(err.Error(), "server") {
-		t.Errorf("the error does not say where growing filters are added to: %v", err)
-	}
-	_, err = f.Add(int64(5)) // a member: refused all the same
-	check("Add of a member", err)
-	_, err = f.AddHash(12345)
-	check("AddHash", err)
-	_, err = f.Clone().Add(int64(100000))
-	check("Add on a clone", err)
-	for _, pair := range [][2]*Filter{{f, plain}, {plain, f}, {f, f}} {
-		_, err = pair[0].Union(pair[1])
-		check("Union", err)
-		_, err = pair[0].Intersect(pair[1])
-		check("Intersect", err)
-	}
-	if string(f.Bytes()) != string(before) {
-		t.Error("a refused operation changed the filter")
-	}
-	// nor through a Refresher's snapshot
-	r := NewRefresher(valueSource(before), RefresherOptions{})
-	if err := r.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := r.Contains(int64(5)); !ok || err != nil || !r.Filter().IsGrowing() {
-		t.Errorf("Refresher of a growing filter: %v %v", ok, err)
-	}
-	_, err = r.Filter().Add(int64(100000))
-	check("Add on a Refresher's snapshot", err)
-}
-
-// valueSource answers every call with the same whole value.
-type valueSource []byte
-
-func (v valueSource) Changes(ctx context.Context, since string) (Change, error) {
-	return Change{Value: append([]byte(nil), v...), FullRefresh: true}, nil
+	// the error says where growing filters are added to; nor through a
+	// Refresher's snapshot
+	checkLayeredReadOnly(t, growingKind, f, plain, 5, 100000)
 }
 
 func TestGrowingEqual(t *testing.T) {
 	f := makeGrowing(t, 20, 0.01, 2, 3, keysTo(200))
 	raw := f.Bytes()
-	// the layers' inserted counters (bytes 32-39 of each layer) do not count
-	other := append([]byte(nil), raw...)
-	off := growHeaderSize
-	for _, l := range f.grow.layers {
-		binary.LittleEndian.PutUint64(other[off+32:], l.inserted+1)
-		off += l.size()
-	}
-	g, err := Parse(other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !f.Equal(g) || !g.Equal(f) || string(g.Bytes()) == string(raw) {
-		t.Error("growing filters that differ only in inserted counters are not equal")
-	}
+	// the layers' inserted counters do not count
+	checkLayeredEqual(t, growingKind, f, 1)
 	c := f.Clone()
 	if !c.Equal(f) {
 		t.Error("a clone is not equal")
@@ -279,13 +192,7 @@ func TestGrowingMalformed(t *testing.T) {
 	f := makeGrowing(t, 20, 0.01, 2, 9, keysTo(150))
 	raw := f.Bytes()
 	l1 := growHeaderSize + f.grow.layers[0].size()
-	patch := func(off int, v uint64, size int) []byte {
-		b := append([]byte(nil), raw...)
-		var tmp [8]byte
-		binary.LittleEndian.PutUint64(tmp[:], v)
-		copy(b[off:off+size], tmp[:size])
-		return b
-	}
+	patch := func(off int, v uint64, size int) []byte { return patchAt(raw, off, v, size) }
 	// layer 0's capacity c = 2^62; layer 1 would need c·4, which does not
 	// fit in an int64 (and wraps to the 0 it has)
 	huge := func() []byte {
@@ -312,10 +219,6 @@ func TestGrowingMalformed(t *testing.T) {
 		"nlayers 2 of more":             patch(6, 2, 2),
 		"layer 0's fpr a bit off":       patch(growHeaderSize+48, math.Float64bits(f.grow.layers[0].fpr)+1, 8),
 		"layer 0 of family none":        patch(growHeaderSize+8, 0, 1),
-	}
-	for name, b := range cases {
-		_, err := Parse(b)
-		checkRejected(t, name, err, SQLStateInvalidBinary)
 	}
 	// the text form: every other spelling and every invalid value is 22P02
 	text := f.String()
@@ -349,14 +252,7 @@ func TestGrowingMalformed(t *testing.T) {
 		"a field after the layers":   text + " growth=2",
 		"a plain filter's text head": strings.Replace(text, "bloomgrowing:1", "bloomfilter:1", 1),
 	}
-	for name, s := range texts {
-		_, err := ParseText(s)
-		checkRejected(t, name, err, SQLStateInvalidText)
-		if strings.HasPrefix(s, growTextPrefix) { // Scan reads other prefixes as bytes
-			var g Filter
-			checkRejected(t, name+" (Scan)", g.Scan(s), SQLStateInvalidText)
-		}
-	}
+	checkLayeredRejected(t, growingKind, cases, texts)
 	// the last layers left out: still a valid growing filter, as on the server
 	if g, err := ParseText(head + " layer=" + layers[1]); err != nil || g.NumLayers() != 1 {
 		t.Errorf("a growing filter of its first layer only: %v", err)
@@ -395,13 +291,7 @@ func TestGrowingPatch(t *testing.T) {
 	if len(a) != len(b) {
 		t.Skip("the samples have different sizes")
 	}
-	var runs []run
-	for i := 0; i < len(a); i += 64 {
-		if string(a[i:i+64]) != string(b[i:i+64]) {
-			runs = append(runs, run{uint64(i), b[i : i+64]})
-		}
-	}
-	h, err := f.ApplyPatch(makePatch(false, uint64(len(b)), runs...))
+	h, err := f.ApplyPatch(makePatch(false, uint64(len(b)), changedBlocks(a, b)...))
 	if err != nil || string(h.Bytes()) != string(b) || !h.IsGrowing() {
 		t.Fatalf("patch of a growing filter: %v", err)
 	}

@@ -1,9 +1,7 @@
 package bloomfilter
 
 import (
-	"context"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"math"
 	"strings"
@@ -59,26 +57,7 @@ func TestUnionLookups(t *testing.T) {
 	if _, ok := f.Growing(); ok {
 		t.Error("Growing() of a union is ok")
 	}
-	for k := int64(1); k <= 1120; k++ {
-		a, err1 := f.Contains(k)
-		b, err2 := f.ContainsInt64(k)
-		if !a || !b || err1 != nil || err2 != nil {
-			t.Fatalf("key %d of a layer not found: %v %v %v %v", k, a, b, err1, err2)
-		}
-	}
-	fp := 0
-	for k := int64(1000000); k < 1010000; k++ {
-		if ok, _ := f.ContainsInt64(k); ok {
-			fp++
-		}
-	}
-	if rate := float64(fp) / 10000; rate > 3*f.FPR()+0.005 {
-		t.Errorf("measured rate %v, FPR() %v", rate, f.FPR())
-	}
-	var fe *FamilyError
-	if _, err := f.Contains("text"); !errors.As(err, &fe) {
-		t.Errorf("a text value against a union of integers: %v", err)
-	}
+	checkLayeredLookups(t, unionKind, f, 1, 1120)
 	in := f.Info()
 	var inserted uint64
 	for _, l := range f.Layers() {
@@ -110,27 +89,8 @@ func TestUnionReadOnly(t *testing.T) {
 	f := sampleUnion(t)
 	plain := shard(t, 10, 0.01, 5, 1, 1)
 	before := f.Bytes()
-	check := func(what string, err error) {
-		t.Helper()
-		if !errors.Is(err, ErrUnion) || errors.Is(err, ErrGrowing) {
-			t.Errorf("%s on a union: %v, want ErrUnion", what, err)
-		}
-	}
-	_, err := f.Add(int64(5000))
-	check("Add", err)
-	if !strings.Contains(err.Error(), "read-only") {
-		t.Errorf("the error does not say the union is read-only: %v", err)
-	}
-	_, err = f.AddHash(12345)
-	check("AddHash", err)
-	_, err = f.Clone().Add(int64(5000))
-	check("Add on a clone", err)
-	for _, pair := range [][2]*Filter{{f, plain}, {plain, f}, {f, f}} {
-		_, err = pair[0].Union(pair[1])
-		check("Union", err)
-		_, err = pair[0].Intersect(pair[1])
-		check("Intersect", err)
-	}
+	// the error says the union is read-only, and never that it is growing
+	checkLayeredReadOnly(t, unionKind, f, plain, 1101, 5000)
 	// a growing filter and a union: each refused with its own error
 	g := makeGrowing(t, 20, 0.01, 2, 5, keysTo(10))
 	if _, err := g.Union(f); !errors.Is(err, ErrGrowing) {
@@ -139,15 +99,6 @@ func TestUnionReadOnly(t *testing.T) {
 	if string(f.Bytes()) != string(before) {
 		t.Error("a refused operation changed the union")
 	}
-	r := NewRefresher(valueSource(before), RefresherOptions{})
-	if err := r.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := r.Contains(int64(1101)); !ok || err != nil || !r.Filter().IsUnion() {
-		t.Errorf("Refresher of a union: %v %v", ok, err)
-	}
-	_, err = r.Filter().Add(int64(5000))
-	check("Add on a Refresher's snapshot", err)
 }
 
 func TestUnionRoundTrip(t *testing.T) {
@@ -161,39 +112,13 @@ func TestUnionRoundTrip(t *testing.T) {
 		strings.Count(text, " layer=") != 3 {
 		t.Fatalf("text form %.120q", text)
 	}
-	ft, err := ParseText(text)
-	if err != nil || string(ft.Bytes()) != string(raw) || !ft.IsUnion() {
-		t.Fatalf("ParseText: %v", err)
-	}
-	for _, src := range []any{raw, text, []byte(text), `\x` + hex.EncodeToString(raw)} {
-		var fs Filter
-		if err := fs.Scan(src); err != nil || string(fs.Bytes()) != string(raw) || !fs.IsUnion() {
-			t.Errorf("Scan(%T): %v", src, err)
-		}
-	}
-	if v, err := f.Value(); err != nil || v != text {
-		t.Errorf("Value: %v", err)
-	}
+	checkLayeredRoundTrip(t, unionKind, f)
 }
 
 func TestUnionEqual(t *testing.T) {
 	f := sampleUnion(t)
-	other := f.Bytes()
-	off := growHeaderSize
-	for _, l := range f.grow.layers {
-		binary.LittleEndian.PutUint64(other[off+32:], l.inserted+7)
-		off += l.size()
-	}
-	g, err := Parse(other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !f.Equal(g) || !g.Equal(f) || !f.Clone().Equal(f) {
-		t.Error("unions that differ only in inserted counters are not equal")
-	}
-	if f.Equal(f.grow.layers[0]) || f.grow.layers[0].Equal(f) {
-		t.Error("a union equals a plain filter")
-	}
+	// the inserted counters aside; never equal to a plain filter
+	checkLayeredEqual(t, unionKind, f, 7)
 	// the layers of a growing filter as a union: another form, never equal
 	gr := makeGrowing(t, 20, 0.01, 2, 3, keysTo(100))
 	u := makeUnion(t, gr.grow.layers...)
@@ -206,13 +131,7 @@ func TestUnionMalformed(t *testing.T) {
 	f := sampleUnion(t)
 	raw := f.Bytes()
 	l1 := growHeaderSize + f.grow.layers[0].size()
-	patch := func(b []byte, off int, v uint64, size int) []byte {
-		b = append([]byte(nil), b...)
-		var tmp [8]byte
-		binary.LittleEndian.PutUint64(tmp[:], v)
-		copy(b[off:off+size], tmp[:size])
-		return b
-	}
+	patch := patchAt
 	// capacities 2^62 and 2^62 - 1 (and 20): past the largest bigint, and
 	// the header holds the sum wrapped
 	big := patch(patch(raw, growHeaderSize+40, 1<<62, 8), l1+40, 1<<62, 8)
@@ -235,10 +154,6 @@ func TestUnionMalformed(t *testing.T) {
 		"layer 1 a union":                    patch(raw, l1, uint64(binary.LittleEndian.Uint32([]byte("BLMU"))), 4),
 		"one byte too many":                  append(append([]byte(nil), raw...), 0),
 		"truncated":                          raw[:len(raw)-1],
-	}
-	for name, b := range cases {
-		_, err := Parse(b)
-		checkRejected(t, name, err, SQLStateInvalidBinary)
 	}
 	// the capacities add up to exactly the largest bigint: valid
 	top := patch(patch(big, l1+40, 1<<62-21, 8), 16, math.MaxInt64, 8)
@@ -275,14 +190,7 @@ func TestUnionMalformed(t *testing.T) {
 		"bloomunion:2":                 strings.Replace(text, "bloomunion:1", "bloomunion:2", 1),
 		"a growing filter's text head": strings.Replace(text, "bloomunion:1 capacity=1120 fpr="+fpr, "bloomgrowing:1 capacity=1120 fpr="+fpr+" ratio=0.9 growth=2", 1),
 	}
-	for name, s := range texts {
-		_, err := ParseText(s)
-		checkRejected(t, name, err, SQLStateInvalidText)
-		if strings.HasPrefix(s, unionTextPrefix+" ") { // Scan reads other prefixes as bytes
-			var g Filter
-			checkRejected(t, name+" (Scan)", g.Scan(s), SQLStateInvalidText)
-		}
-	}
+	checkLayeredRejected(t, unionKind, cases, texts)
 	// the last layer left out with the capacity adjusted: still a union
 	if g, err := ParseText(strings.Replace(strings.Join(layers[:3], " layer="), "capacity=1120", "capacity=1100", 1)); err != nil ||
 		g.NumLayers() != 2 {
@@ -297,12 +205,7 @@ func TestUnionPatch(t *testing.T) {
 	a := makeUnion(t, shard(t, 100, 0.01, 0, 1, 50), shard(t, 200, 0.01, 0, 1001, 1100))
 	b := makeUnion(t, shard(t, 100, 0.01, 0, 1, 90), shard(t, 200, 0.01, 0, 1001, 1100))
 	x, y := a.Bytes(), b.Bytes()
-	var runs []run
-	for i := 0; i < len(x); i += 64 {
-		if string(x[i:i+64]) != string(y[i:i+64]) {
-			runs = append(runs, run{uint64(i), y[i : i+64]})
-		}
-	}
+	runs := changedBlocks(x, y)
 	if len(runs) == 0 {
 		t.Fatal("the samples do not differ")
 	}

@@ -629,16 +629,24 @@ PORTABLE_TYPE_OIDS = [("bool", 16), ("bytea", 17), ("name", 19), ("int8", 20), (
                       ("uuid", 2950)]
 
 
+def part_starts(data, first=64):
+    """The offsets of the parts of a value (a window's slots, the layers of
+    a growing filter or a union: plain filters one after the other from
+    offset first), each part's length read from its nblocks."""
+    out, off = [], first
+    while off < len(data):
+        out.append(off)
+        off += 64 + 64 * struct.unpack_from("<Q", data, off + 24)[0]
+    return out
+
+
 def patch_parts(data, first, oid):
-    """The family detail of every part (a window's slot, a growing filter's
-    layer: plain filters one after the other from offset first) that has
-    family other set to oid."""
+    """The family detail of every part (see part_starts) that has family
+    other set to oid."""
     b = bytearray(data)
-    off = first
-    while off < len(b):
+    for off in part_starts(data, first):
         if b[off + 8] == 13:
             struct.pack_into("<I", b, off + 12, oid)
-        off += 64 + 64 * struct.unpack_from("<Q", b, off + 24)[0]
     return bytes(b)
 
 
@@ -1013,7 +1021,7 @@ def gen_malformed_growing(srv):
     one, = srv.one("SELECT bf_add(bf_create_growing(5, 0.01, 2, 3), 1)::bytea")
     oth, = srv.one("SELECT bf_add_all(bf_create_growing(5, 0.01, 2, 3), "
                    "ARRAY(SELECT ('10.0.0.' || g)::inet FROM generate_series(1, 20) g))::bytea")
-    l1 = 64 + 64 + 64 * struct.unpack_from("<Q", good, 64 + 24)[0]
+    l1 = part_starts(good)[1]
     assert struct.unpack_from("<H", good, 6)[0] >= 3, "the sample must have grown"
     cases = [
         ("version 2", patch(good, 4, "<H", 2)),
@@ -1115,7 +1123,7 @@ def gen_unions(srv):
     good, = srv.one("SELECT bf_union_layered(bf_add_all(bf_create(10, 0.01, 7), "
                     "ARRAY(SELECT g FROM generate_series(1, 10) g)), bf_add_all(bf_create(100, 0.01, 7), "
                     "ARRAY(SELECT g FROM generate_series(11, 110) g)))::bytea")
-    l1 = 64 + 64 + 64 * struct.unpack_from("<Q", good, 64 + 24)[0]
+    l1 = part_starts(good)[1]
     top = patch(patch(patch(good, 64 + 40, "<q", 1 << 62), l1 + 40, "<q", (1 << 62) - 1),
                 16, "<q", (1 << 63) - 1)
     ints = [gs("g::int8", 1, 120, 7), gs("g::int8", 5001, 5030)]
@@ -1138,10 +1146,7 @@ def gen_malformed_unions(srv):
                    "bf_add(bf_create(50, 0.01), '10.0.0.2'::inet))::bytea")
     grown, = srv.one("SELECT bf_add_all(bf_create_growing(5, 0.01, 2, 3), "
                      "ARRAY(SELECT g FROM generate_series(1, 20) g))::bytea")
-    starts, off = [], 64
-    while off < len(good):
-        starts.append(off)
-        off += 64 + 64 * struct.unpack_from("<Q", good, off + 24)[0]
+    starts = part_starts(good)
     assert len(starts) == 3
     l1 = starts[1]
     caps = [struct.unpack_from("<q", good, o + 40)[0] for o in starts]

@@ -2,37 +2,19 @@
 client refuses (adding, set algebra), equality, introspection, and the
 entry points that read any `bloomfilter` (refresher, psycopg loaders)."""
 
-import base64
-import copy
-import json
-import os
-import pickle
 import struct
 
 import pytest
 
-from pgbloomfilter import (BloomFilter, BloomFilterError, BloomWindow, Changes,
-                           FamilyMismatchError, FormatError, GrowingBloomFilter,
-                           GrowingFilterError, LayerInfo, Refresher)
+from pgbloomfilter import (BloomFilter, BloomFilterError, BloomWindow, FamilyMismatchError,
+                           FormatError, GrowingBloomFilter, GrowingFilterError, LayerInfo)
 from pgbloomfilter import _format as F
-from pgbloomfilter.patch import full_patch, make_patch
+from layered import (check_equality_ignores_inserted, check_psycopg, check_refresher, layer_offsets,
+                     values)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(HERE, "..", "..", "..", "test", "conformance", "conformance.json"),
-          encoding="utf-8") as fh:
-    _DOC = json.load(fh)
-GROWING = {g["name"]: base64.b64decode(g["bytes"]) for g in _DOC["growing"]}
+GROWING = values("growing")
 INTS = GROWING["int8 keys, capacity 20, growth 2: 1000 keys in 6 layers"]   # keys 1..1000
 EMPTY = GROWING["empty growing filter"]
-
-
-def layer_offsets(raw):
-    """Where each layer of a growing value starts."""
-    out, off = [], 64
-    while off < len(raw):
-        out.append(off)
-        off += 64 + 64 * struct.unpack_from("<Q", raw, off + 24)[0]
-    return out
 
 
 def test_reads_as_a_bloomfilter_and_answers_for_every_layer():
@@ -96,10 +78,7 @@ def test_set_algebra_is_refused():
 
 def test_equality_ignores_only_the_layers_inserted():
     f = BloomFilter(INTS)
-    b = bytearray(INTS)
-    for off in layer_offsets(INTS):
-        struct.pack_into("<Q", b, off + 32, 12345)
-    assert BloomFilter(bytes(b)) == f
+    b = check_equality_ignores_inserted(INTS, GrowingBloomFilter, 12345)
     last = layer_offsets(INTS)[-1]
     b[last + 64] ^= 1                                            # a bit of the last layer
     assert BloomFilter(bytes(b)) != f
@@ -108,8 +87,6 @@ def test_equality_ignores_only_the_layers_inserted():
     g, plain = BloomFilter(one), BloomFilter(one[64:])
     assert g != plain and plain != g and not g == plain
     assert f != 1 and f.__eq__(1) is NotImplemented
-    for c in (f.copy(), copy.deepcopy(f), pickle.loads(pickle.dumps(f))):
-        assert isinstance(c, GrowingBloomFilter) and c == f and c.to_bytes() == INTS
 
 
 def test_cardinality_and_fpr_sum_the_layers():
@@ -139,45 +116,9 @@ def test_plain_only_entry_points_refuse_the_growing_form():
         BloomWindow(w)
 
 
-class Source:
-    """A change source serving a growing value, as a full and then an
-    incremental change set."""
-
-    def __init__(self, value):
-        self.value = value
-        self.sent = None
-
-    def changes(self, since):
-        old, self.sent = self.sent, self.value
-        if since is None or old is None:
-            return Changes("1", True, full_patch(self.value))
-        runs = [(i, self.value[i:i + 1]) for i in range(len(old)) if old[i] != self.value[i]]
-        return Changes("2", False, make_patch(runs, len(self.value)))
-
-    def close(self):
-        pass
-
-
 def test_refresher_reads_growing_filters():
-    b = bytearray(INTS)
-    for off in layer_offsets(INTS):
-        b[off + 64:off + 128] = bytes(64)                        # block 0 of each layer cleared
-    src = Source(bytes(b))
-    r = Refresher(src)
-    r.refresh()
-    assert isinstance(r.filter, GrowingBloomFilter) and r.filter.to_bytes() == bytes(b)
-    src.value = INTS                                             # the bits come back
-    r.refresh()
-    assert r.filter.to_bytes() == INTS and r.status().full_refreshes == 1
-    assert all(r.contains(k) for k in range(1, 1001))
+    check_refresher(INTS, GrowingBloomFilter, range(1, 1001))
 
 
 def test_psycopg_loaders_and_dumper():
-    pytest.importorskip("psycopg")
-    from pgbloomfilter import adapt
-    text = BloomFilter(INTS).to_text().encode("ascii")
-    for loader, data in ((adapt.BloomFilterBinaryLoader, memoryview(INTS)),
-                         (adapt.BloomFilterLoader, memoryview(text))):
-        f = loader(0).load(data)
-        assert isinstance(f, GrowingBloomFilter) and f.to_bytes() == INTS
-    assert adapt.BloomFilterBinaryDumper(GrowingBloomFilter).dump(BloomFilter(INTS)) == INTS
+    check_psycopg(INTS, GrowingBloomFilter)

@@ -25,6 +25,20 @@ function close(a, b) {
   return Math.abs(a - Number(b)) <= 1e-9 * Math.abs(Number(b));
 }
 
+// the estimates of a filter as the server's (the INFO of an entry of the
+// file: bf_fpr, bf_cardinality, bf_info's saturated and bits_set)
+function checkInfo(f, info) {
+  const i = f.info();
+  assert.ok(close(i.estimatedFpr, info.fpr), `fpr ${i.estimatedFpr} vs ${info.fpr}`);
+  assert.ok(close(i.estimatedCardinality, info.cardinality), `cardinality ${i.estimatedCardinality} vs ${info.cardinality}`);
+  assert.strictEqual(i.saturated, info.saturated);
+  assert.strictEqual(i.bitsSet, info.bits_set);
+  assert.ok(close(f.fpr(), info.fpr) && close(f.cardinality(), info.cardinality));
+  assert.strictEqual(f.saturated(), info.saturated);
+  assert.strictEqual(f.bitsSet(), info.bits_set);
+  return i;
+}
+
 test('file format', () => {
   assert.strictEqual(data.format, 1);
   assert.ok(data.hashes.length > 0 && data.filters.length > 0);
@@ -49,15 +63,7 @@ for (const f of data.filters) {
     for (const e of f.errors || []) {
       assert.throws(() => fb.contains(keyValue(e.key)), (err) => err.code === e.sqlstate, JSON.stringify(e.key));
     }
-    if (f.info) {
-      const i = fb.info();
-      assert.ok(close(i.estimatedFpr, f.info.fpr), `fpr ${i.estimatedFpr} vs ${f.info.fpr}`);
-      assert.ok(close(i.estimatedCardinality, f.info.cardinality), `cardinality ${i.estimatedCardinality} vs ${f.info.cardinality}`);
-      assert.strictEqual(i.saturated, f.info.saturated);
-      assert.strictEqual(i.bitsSet, f.info.bits_set);
-      assert.ok(close(fb.fpr(), f.info.fpr) && close(fb.cardinality(), f.info.cardinality));
-      assert.strictEqual(fb.saturated(), f.info.saturated);
-    }
+    if (f.info) checkInfo(fb, f.info);
   });
 }
 
@@ -151,17 +157,7 @@ for (const [section, layout] of [['growing', 'growing'], ['unions', 'union']]) {
         assert.strictEqual(fb.contains(key), p.expect, JSON.stringify(p.key));
         assert.strictEqual(ft.contains(key), p.expect, JSON.stringify(p.key));
       }
-      if (g.info) {
-        const i = fb.info();
-        assert.strictEqual(i.layout, layout);
-        assert.ok(close(i.estimatedFpr, g.info.fpr), `fpr ${i.estimatedFpr} vs ${g.info.fpr}`);
-        assert.ok(close(i.estimatedCardinality, g.info.cardinality), `cardinality ${i.estimatedCardinality} vs ${g.info.cardinality}`);
-        assert.strictEqual(i.saturated, g.info.saturated);
-        assert.strictEqual(i.bitsSet, g.info.bits_set);
-        assert.ok(close(fb.fpr(), g.info.fpr) && close(fb.cardinality(), g.info.cardinality));
-        assert.strictEqual(fb.saturated(), g.info.saturated);
-        assert.strictEqual(fb.bitsSet(), g.info.bits_set);
-      }
+      if (g.info) assert.strictEqual(checkInfo(fb, g.info).layout, layout);
       // neither is added to here: a growing filter on the server, a union never
       assert.throws(() => fb.addHash(1n), (err) => err.code === '0A000' && err.message.includes(
         layout === 'union' ? 'union' : 'growing'));

@@ -6,26 +6,17 @@
 
 const test = require('node:test');
 const assert = require('node:assert');
-const fs = require('node:fs');
-const path = require('node:path');
-const { BloomFilter, BloomFilterError, NonPortableError, Refresher, registerBloomfilterType } = require('../..');
+const { BloomFilter, BloomFilterError, NonPortableError, Refresher } = require('../..');
 const { growingBytes } = require('../../lib/growing');
 const { FakeServer } = require('./patch-builder');
+const layered = require('./layered');
+const { layerOffsets, checkTypeParsers } = layered;
 
-const FILE = path.join(__dirname, '../../../../test/conformance/conformance.json');
-const growing = Object.fromEntries(JSON.parse(fs.readFileSync(FILE, 'utf8')).growing.map((g) => [g.name, g]));
+const growing = layered.byName('growing');
 const SIX = 'int8 keys, capacity 20, growth 2: 1000 keys in 6 layers';
 const EMPTY = 'empty growing filter';
-const bytesOf = (name) => new Uint8Array(Buffer.from(growing[name].bytes, 'base64'));
+const bytesOf = (name) => layered.bytesOf(growing[name]);
 const six = () => BloomFilter.fromBytes(bytesOf(SIX));
-
-// the offsets of a growing value's layers
-function layerOffsets(b) {
-  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const out = [];
-  for (let off = 64; off < b.length; off += 64 + 64 * Number(dv.getBigUint64(off + 24, true))) out.push(off);
-  return out;
-}
 
 const refused = (err) => err instanceof BloomFilterError && err.code === '0A000' &&
   /growing/.test(err.message) && /added to on the server/.test(err.message);
@@ -228,13 +219,7 @@ test('the Refresher keeps a growing filter current (full and incremental)', asyn
 });
 
 test('the node-postgres type parser reads both forms', async () => {
-  const parsers = {};
-  const q = { query: async () => ({ rows: [{ schema: 'public', oid: 16400 }] }) };
-  await registerBloomfilterType(q, { setTypeParser: (oid, format, fn) => { parsers[`${oid}/${format}`] = fn; } });
-  const t = parsers['16400/text'](growing[SIX].text);
-  assert.ok(t instanceof BloomFilter && t.isGrowing && t.contains(500));
-  const b = parsers['16400/binary'](Buffer.from(bytesOf(SIX)));
-  assert.ok(b.equals(t));
+  const parsers = await checkTypeParsers(growing[SIX], (f) => f.isGrowing, 500);
   const plain = BloomFilter.empty({ nbits: 512, nhashes: 2 });
   assert.strictEqual(parsers['16400/text'](plain.toText()).isGrowing, false);
 });

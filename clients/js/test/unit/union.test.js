@@ -6,27 +6,17 @@
 
 const test = require('node:test');
 const assert = require('node:assert');
-const fs = require('node:fs');
-const path = require('node:path');
-const { BloomFilter, BloomFilterError, Refresher, registerBloomfilterType } = require('../..');
+const { BloomFilter, BloomFilterError, Refresher } = require('../..');
 const { growingBytes } = require('../../lib/growing');
 const { FakeServer } = require('./patch-builder');
+const layered = require('./layered');
+const { layerOffsets, checkTypeParsers } = layered;
 
-const FILE = path.join(__dirname, '../../../../test/conformance/conformance.json');
-const doc = JSON.parse(fs.readFileSync(FILE, 'utf8'));
-const unions = Object.fromEntries(doc.unions.map((u) => [u.name, u]));
+const unions = layered.byName('unions');
 const INTS = 'int8 keys: plain filters of 100 and 5000 keys'; // keys 1..5100, seed 7
-const bytesOf = (name) => new Uint8Array(Buffer.from(unions[name].bytes, 'base64'));
+const bytesOf = (name) => layered.bytesOf(unions[name]);
 const ints = () => BloomFilter.fromBytes(bytesOf(INTS));
-const grown = () => new Uint8Array(Buffer.from(doc.growing[0].bytes, 'base64'));
-
-// the offsets of a layered value's layers
-function layerOffsets(b) {
-  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const out = [];
-  for (let off = 64; off < b.length; off += 64 + 64 * Number(dv.getBigUint64(off + 24, true))) out.push(off);
-  return out;
-}
+const grown = () => layered.bytesOf(layered.doc.growing[0]);
 
 const refused = (err) => err instanceof BloomFilterError && err.code === '0A000' &&
   /union/.test(err.message) && /read-only/.test(err.message);
@@ -164,10 +154,5 @@ test('the Refresher keeps a union current (whole, patched, and from a plain filt
 });
 
 test('the node-postgres type parser reads unions', async () => {
-  const parsers = {};
-  const q = { query: async () => ({ rows: [{ schema: 'public', oid: 16400 }] }) };
-  await registerBloomfilterType(q, { setTypeParser: (oid, format, fn) => { parsers[`${oid}/${format}`] = fn; } });
-  const t = parsers['16400/text'](unions[INTS].text);
-  assert.ok(t instanceof BloomFilter && t.isUnion && t.contains(5100));
-  assert.ok(parsers['16400/binary'](Buffer.from(bytesOf(INTS))).equals(t));
+  await checkTypeParsers(unions[INTS], (f) => f.isUnion, 5100);
 });
