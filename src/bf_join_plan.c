@@ -22,7 +22,8 @@
  *
  * When it is safe.  Only where an outer row without a partner is dropped
  * by the join: inner and semi joins, and right joins (whose outer side is
- * the nullable one); never left, full or anti joins.  The key must reach
+ * the nullable one); never left, full or anti joins.  An anti join by
+ * nested loop gets the filter on its inner side instead (gate_inner_scan).  The key must reach
  * the join unchanged from a scan: through sorts, materializations, gathers
  * and inner or semi joins, never through a limit, an aggregate or a window
  * (filtering below those would change which rows they pick or count), and
@@ -102,6 +103,7 @@ typedef struct JoinRewrite
 	PlannedStmt *stmt;
 	Oid			funcoid;		/* bf_join_prefilter(regclass, anyelement) */
 	bool		changed;
+	int			last_node_id;	/* of the plan's nodes, to number new ones */
 } JoinRewrite;
 
 /* ---- finding the scan behind a join key ---- */
@@ -222,8 +224,8 @@ find_scan(Plan *outer, Plan *inner, Expr *e, bool outer_side, Scan **scan,
  */
 typedef struct KeyPair
 {
-	Scan	   *oscan;
-	Var		   *ovar;
+	Scan	   *oscan;			/* NULL: okey is a nested loop's parameter */
+	Expr	   *okey;
 	Scan	   *iscan;
 	Var		   *icol;
 	Oid			opno;
@@ -242,13 +244,13 @@ integer_type(Oid t)
  * index's hashing agrees with; another one, a case-insensitive operator of
  * an extension say, could call keys equal that hash apart), between the
  * same type or two integer types (which hash alike), under a deterministic
- * collation; and the outer scan must not compute volatile output for rows
- * the join would have dropped only later.
+ * collation; and an outer scan given the filter must not compute volatile
+ * output for rows the join would have dropped only later.
  */
 static bool
 pair_ok(const KeyPair *kp)
 {
-	Oid			ot = getBaseType(kp->ovar->vartype);
+	Oid			ot = getBaseType(exprType((Node *) kp->okey));
 	Oid			it = getBaseType(kp->icol->vartype);
 	Oid			opclass = GetDefaultOpClass(it, HASH_AM_OID);
 
@@ -256,7 +258,7 @@ pair_ok(const KeyPair *kp)
 		OidIsValid(opclass) &&
 		get_opfamily_member(get_opclass_family(opclass), ot, it, HTEqualStrategyNumber) == kp->opno &&
 		(!OidIsValid(kp->coll) || get_collation_isdeterministic(kp->coll)) &&
-		!contain_volatile_functions((Node *) kp->oscan->plan.targetlist);
+		(kp->oscan == NULL || !contain_volatile_functions((Node *) kp->oscan->plan.targetlist));
 }
 
 /* the equality of pairs whose inner column is attnum (NULL: none) */
@@ -362,31 +364,35 @@ pays(Join *join)
 	if (IsA(join, HashJoin) &&
 		inner->plan_rows * (inner->plan_width + 24) <= get_hash_memory_limit())
 		return false;
-	/* a partner per joined row: the fraction of outer rows that join */
+	/*
+	 * a partner per joined row: the fraction of outer rows that join (for
+	 * an anti join, that find no partner and skip the probe)
+	 */
 	kept = Min(1.0, join->plan.plan_rows / outer_rows);
+	if (join->jointype == JOIN_ANTI)
+		kept = 1.0 - kept;
 	return outer_rows * (1.0 - kept) >= AUTO_MIN_DROPPED && kept <= AUTO_MAX_KEPT;
 }
 
 /*
- * Give the outer scan the filter qual of the index that answers for some
- * of pairs (equalities of one outer scan and one inner scan): the key
- * itself, or a row of the keys for an index of several columns.
+ * The filter qual of the index that answers for some of pairs (all of one
+ * outer and one inner scan): bf_join_prefilter(index, key), the key itself
+ * or a row of the keys for an index of several columns.  NULL when no
+ * index answers.
  */
-static void
-add_filter(JoinRewrite *rw, List *pairs)
+static FuncExpr *
+filter_qual(JoinRewrite *rw, List *pairs)
 {
-	KeyPair    *first = linitial(pairs);
 	List	   *keys = NIL;
 	List	   *args = NIL;
 	ListCell   *lc;
 	Oid			indexoid = inner_index(rw->stmt, pairs, &keys);
 	Expr	   *key;
-	FuncExpr   *f;
 
 	if (!OidIsValid(indexoid))
-		return;
+		return NULL;
 	foreach(lc, keys)
-		args = lappend(args, copyObject(((KeyPair *) lfirst(lc))->ovar));
+		args = lappend(args, copyObject(((KeyPair *) lfirst(lc))->okey));
 	if (list_length(args) == 1)
 		key = linitial(args);
 	else
@@ -399,27 +405,36 @@ add_filter(JoinRewrite *rw, List *pairs)
 		row->location = -1;
 		key = (Expr *) row;
 	}
-	f = makeFuncExpr(rw->funcoid, BOOLOID,
-					 list_make2(makeConst(REGCLASSOID, -1, InvalidOid, sizeof(Oid),
-										  ObjectIdGetDatum(indexoid), false, true),
-								key),
-					 InvalidOid, ((KeyPair *) linitial(keys))->coll, COERCE_EXPLICIT_CALL);
-	if (list_member(first->oscan->plan.qual, f))
-		return;					/* another join gave it already */
-	first->oscan->plan.qual = lappend(first->oscan->plan.qual, f);
 	/* a plan that uses the index is made again when the index changes */
 	rw->stmt->relationOids = lappend_oid(rw->stmt->relationOids, indexoid);
 	rw->changed = true;
+	return makeFuncExpr(rw->funcoid, BOOLOID,
+						list_make2(makeConst(REGCLASSOID, -1, InvalidOid, sizeof(Oid),
+											 ObjectIdGetDatum(indexoid), false, true),
+								   key),
+						InvalidOid, ((KeyPair *) linitial(keys))->coll, COERCE_EXPLICIT_CALL);
+}
+
+/* give the outer scan of pairs the filter qual */
+static void
+add_filter(JoinRewrite *rw, List *pairs)
+{
+	Scan	   *oscan = ((KeyPair *) linitial(pairs))->oscan;
+	FuncExpr   *f = filter_qual(rw, pairs);
+
+	/* unless another join gave it already */
+	if (f != NULL && !list_member(oscan->plan.qual, f))
+		oscan->plan.qual = lappend(oscan->plan.qual, f);
 }
 
 /* note an equality: its keys' scans found and the index allowed to answer */
 static List *
-add_pair(List *pairs, Scan *oscan, Var *ovar, Scan *iscan, Var *icol, Oid opno, Oid coll)
+add_pair(List *pairs, Scan *oscan, Expr *okey, Scan *iscan, Var *icol, Oid opno, Oid coll)
 {
 	KeyPair    *kp = palloc(sizeof(KeyPair));
 
 	kp->oscan = oscan;
-	kp->ovar = ovar;
+	kp->okey = okey;
 	kp->iscan = iscan;
 	kp->icol = icol;
 	kp->opno = opno;
@@ -448,37 +463,52 @@ consider(List *pairs, Join *join, Oid opno, Oid coll, Expr *oe, Expr *ie)
 
 	if (find_scan(outerPlan(join), innerPlan(join), ie, false, &iscan, &ivar, &icol) &&
 		find_scan(outerPlan(join), innerPlan(join), oe, true, &oscan, &ovar, &ocol))
-		pairs = add_pair(pairs, oscan, ovar, iscan, icol, opno, coll);
+		pairs = add_pair(pairs, oscan, (Expr *) ovar, iscan, icol, opno, coll);
 	return pairs;
 }
 
 /*
+ * The inner index scan of a nested loop, below a Memoize or Material, and
+ * where the plan points to it (NULL: the inner side is something else)
+ */
+static Plan **
+inner_index_scan(NestLoop *nl)
+{
+	Plan	  **slot = &nl->join.plan.righttree;
+
+	while (*slot && (IsA(*slot, Memoize) || IsA(*slot, Material)))
+		slot = &(*slot)->lefttree;
+	return *slot && (IsA(*slot, IndexScan) || IsA(*slot, IndexOnlyScan)) ? slot : NULL;
+}
+
+/*
  * The equalities of a nested loop's parameterized inner index scan:
- * "inner column = parameter", the parameter an outer key.  There the
- * filter spares a btree descent per outer row that cannot join.
+ * "inner column = parameter", the parameter an outer key.  With
+ * as_params, each with the parameter as its key (for the scan's own
+ * gate); else with the outer scan that produces the parameter's value.
+ * Either way the filter spares a btree descent per outer row that has no
+ * partner.
  */
 static List *
-consider_params(List *pairs, NestLoop *nl)
+param_pairs(List *pairs, NestLoop *nl, bool as_params)
 {
-	Plan	   *p = innerPlan(nl);
+	Plan	  **slot = inner_index_scan(nl);
+	Plan	   *p;
 	ListCell   *lc;
 	List	   *quals;
 	List	   *indextlist = NIL;
 
-	while (p && (IsA(p, Memoize) || IsA(p, Material)))
-		p = outerPlan(p);
-	if (p == NULL)
+	if (slot == NULL)
 		return pairs;
+	p = *slot;
 	if (IsA(p, IndexScan))
 		quals = ((IndexScan *) p)->indexqualorig;
-	else if (IsA(p, IndexOnlyScan))
+	else
 	{
 		/* its index quals name the index's columns (INDEX_VAR) */
 		quals = ((IndexOnlyScan *) p)->indexqual;
 		indextlist = ((IndexOnlyScan *) p)->indextlist;
 	}
-	else
-		return pairs;
 	foreach(lc, quals)
 	{
 		OpExpr	   *op = lfirst(lc);
@@ -502,6 +532,12 @@ consider_params(List *pairs, NestLoop *nl)
 		}
 		if (v->varno != (int) ((Scan *) p)->scanrelid || v->varattno <= 0)
 			continue;
+		if (as_params)
+		{
+			pairs = add_pair(pairs, NULL, (Expr *) prm, (Scan *) p, v,
+							 get_commutator(op->opno), op->inputcollid);
+			continue;
+		}
 		foreach(np, nl->nestParams)
 		{
 			NestLoopParam *nlp = lfirst(np);
@@ -511,11 +547,78 @@ consider_params(List *pairs, NestLoop *nl)
 
 			if (nlp->paramno == prm->paramid &&
 				find_scan(outerPlan(nl), NULL, (Expr *) nlp->paramval, true, &oscan, &ovar, &ocol))
-				pairs = add_pair(pairs, oscan, ovar, (Scan *) p, v,
+				pairs = add_pair(pairs, oscan, (Expr *) ovar, (Scan *) p, v,
 								 get_commutator(op->opno), op->inputcollid);
 		}
 	}
 	return pairs;
+}
+
+/* the largest plan_node_id in the plan, to number a new node */
+static int
+max_node_id(Plan *p)
+{
+	int			m;
+	ListCell   *lc;
+
+	if (p == NULL)
+		return -1;
+	m = Max(p->plan_node_id, Max(max_node_id(p->lefttree), max_node_id(p->righttree)));
+	if (IsA(p, Append))
+		foreach(lc, ((Append *) p)->appendplans)
+			m = Max(m, max_node_id(lfirst(lc)));
+	else if (IsA(p, MergeAppend))
+		foreach(lc, ((MergeAppend *) p)->mergeplans)
+			m = Max(m, max_node_id(lfirst(lc)));
+	else if (IsA(p, SubqueryScan))
+		m = Max(m, max_node_id(((SubqueryScan *) p)->subplan));
+	return m;
+}
+
+/*
+ * An anti join keeps the outer rows without a partner, so no outer row may
+ * be dropped; but a nested loop's inner index scan need not look for the
+ * partner of a key the index says is absent.  The scan is put under a
+ * Result whose one-time filter, evaluated again at each rescan (each new
+ * parameter), asks the index first: when it says "absent" the scan
+ * returns nothing without descending its btree, and the join emits the
+ * outer row at once.
+ */
+static void
+gate_inner_scan(JoinRewrite *rw, NestLoop *nl)
+{
+	Plan	  **slot = inner_index_scan(nl);
+	List	   *pairs = param_pairs(NIL, nl, true);
+	FuncExpr   *f;
+	Plan	   *scan;
+	Result	   *r;
+	ListCell   *lc;
+
+	if (slot == NULL || pairs == NIL || (f = filter_qual(rw, pairs)) == NULL)
+		return;
+	scan = *slot;
+	r = makeNode(Result);
+	memcpy(&r->plan, scan, sizeof(Plan));
+	r->plan.type = T_Result;
+	r->plan.parallel_aware = false;
+	r->plan.plan_node_id = ++rw->last_node_id;
+	r->plan.targetlist = NIL;
+	foreach(lc, scan->targetlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		r->plan.targetlist = lappend(r->plan.targetlist,
+									 makeTargetEntry((Expr *) makeVarFromTargetEntry(OUTER_VAR, tle),
+													 tle->resno, tle->resname, tle->resjunk));
+	}
+	r->plan.qual = NIL;
+	r->plan.lefttree = scan;
+	r->plan.righttree = NULL;
+	r->plan.initPlan = NIL;
+	r->plan.extParam = bms_copy(scan->extParam);
+	r->plan.allParam = bms_copy(scan->allParam);
+	r->resconstantqual = (Node *) list_make1(f);
+	*slot = (Plan *) r;
 }
 
 /*
@@ -530,6 +633,11 @@ consider_join(JoinRewrite *rw, Join *join)
 	List	   *pairs = NIL;
 	ListCell   *lc;
 
+	if (join->jointype == JOIN_ANTI && IsA(join, NestLoop) && pays(join))
+	{
+		gate_inner_scan(rw, (NestLoop *) join);
+		return;
+	}
 	if ((join->jointype != JOIN_INNER && join->jointype != JOIN_SEMI &&
 		 join->jointype != JOIN_RIGHT) || !pays(join))
 		return;
@@ -557,7 +665,7 @@ consider_join(JoinRewrite *rw, Join *join)
 							 (Expr *) r, (Expr *) l);
 	}
 	if (IsA(join, NestLoop))
-		pairs = consider_params(pairs, (NestLoop *) join);
+		pairs = param_pairs(pairs, (NestLoop *) join, false);
 	while (pairs != NIL)
 	{
 		KeyPair    *first = linitial(pairs);
@@ -656,6 +764,9 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 	rw.funcoid = prefilter_function();
 	if (!OidIsValid(rw.funcoid))
 		return stmt;
+	rw.last_node_id = max_node_id(stmt->planTree);
+	foreach(lc, stmt->subplans)
+		rw.last_node_id = Max(rw.last_node_id, max_node_id(lfirst(lc)));
 	walk(&rw, stmt->planTree);
 	foreach(lc, stmt->subplans)
 		walk(&rw, lfirst(lc));

@@ -47,4 +47,4 @@ SELECT test_explain($$EXECUTE bp_later2$$);
 EXECUTE bp_later2;
 DEALLOCATE bp_later2;
 DROP TABLE bp, bp2;
-DROP FUNCTION test_explain(text, text);
+DROP FUNCTION test_explain(text, text, boolean);

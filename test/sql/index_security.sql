@@ -126,4 +126,4 @@ SELECT bf_index_contains('bfs_only_k', 'one') AS valid_once_attached;
 DROP TABLE bfs_only;
 
 DROP ROLE bfs_reader;
-DROP FUNCTION test_explain(text, text);
+DROP FUNCTION test_explain(text, text, boolean);

@@ -48,6 +48,21 @@ RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
 EXPLAIN (COSTS OFF) SELECT count(s.k) FROM jf_big b LEFT JOIN jf_small s ON s.k = b.k;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b FULL JOIN jf_small s ON s.k = b.k;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b WHERE NOT EXISTS (SELECT 1 FROM jf_small s WHERE s.k = b.k);
+-- an anti join by nested loop: its inner index scan asks the index first
+-- (a Result's one-time filter, again for each outer key), and an outer key
+-- the index says is absent is emitted without a btree descent
+SET enable_hashjoin = off; SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b WHERE NOT EXISTS (SELECT 1 FROM jf_small s WHERE s.k = b.k);
+SELECT test_explain('SELECT count(*) FROM jf_big b WHERE NOT EXISTS (SELECT 1 FROM jf_small s WHERE s.k = b.k)',
+					'(Anti Join|Result|Only Scan)', true);
+CREATE TEMP TABLE jf_anti AS
+SELECT count(*) AS n, sum(b.id) AS total FROM jf_big b WHERE NOT EXISTS (SELECT 1 FROM jf_small s WHERE s.k = b.k);
+SET bloomfilter.join_filter = off;
+SELECT a.n, a.total, (a.n, a.total) = (SELECT count(*), sum(b.id) FROM jf_big b
+									   WHERE NOT EXISTS (SELECT 1 FROM jf_small s WHERE s.k = b.k)) AS same
+FROM jf_anti a;
+SET bloomfilter.join_filter = on;
+RESET enable_hashjoin; RESET enable_mergejoin;
 -- nor below a limit (it would change which rows the limit takes)
 EXPLAIN (COSTS OFF) SELECT count(*) FROM (SELECT * FROM jf_big LIMIT 100) b JOIN jf_small s ON s.k = b.k;
 -- nor for an inner key that is an expression of the column
@@ -131,7 +146,7 @@ FROM generate_series(1, 20000) g;
 SELECT count(*) FILTER (WHERE bf_join_prefilter('jf_small_k_bf', CASE WHEN g <= 10000 THEN 10 ELSE -g END)) AS passed
 FROM generate_series(1, 20000) g;
 
-DROP FUNCTION jf_answers(), test_explain(text, text);
+DROP FUNCTION jf_answers(), test_explain(text, text, boolean);
 DROP TABLE jf_big, jf_small, jf_pairs, jf_pair_dim;
 DROP ROLE jf_reader;
 RESET bloomfilter.join_filter;
