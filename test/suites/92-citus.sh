@@ -95,6 +95,10 @@ check "reference table: present" t "SELECT bf_index_contains('r_code_bf', 'code7
 check "reference table: bf_index_info from its one shard" "1000|true" \
 	"SELECT round(estimated_cardinality::numeric, -2) || '|' || (nbits > 0) FROM bf_index_info('r_code_bf')"
 check "reference table: absent" f "SELECT bf_index_contains('r_code_bf', 'nocode'::text)"
+check "reference table: bf_index_filter from one placement, a union of one layer" "union|1|true|false" \
+	"SELECT (bf_info(f)).layout || '|' || (SELECT count(*) FROM bf_layers(f)) || '|' ||
+	        bf_contains(f, 'code7'::text) || '|' || bf_contains(f, 'nocode'::text)
+	 FROM bf_index_filter('r_code_bf') f"
 check "a transaction sees its own writes" "true|true" \
 	"BEGIN; INSERT INTO d VALUES (900001, 'own@write'); SELECT bf_index_contains('d_email_bf', 'own@write'::text) || '|' || bf_index_contains('d_id_bf', 900001::bigint); ROLLBACK;"
 
@@ -112,6 +116,9 @@ check "Citus local table: present and absent" "t|f" \
 	"SELECT concat_ws('|', bf_index_contains('loc_k_bf', 'late'::text), bf_index_contains('loc_k_bf', 'nowhere'::text))"
 check "Citus local table: bf_index_info from its shard" t \
 	"SELECT estimated_cardinality > 0 AND bf_index_size('loc_k_bf') > 0 FROM bf_index_info('loc_k_bf')"
+check "Citus local table: bf_index_filter from its shard, every key in it" "union|0" \
+	"SELECT max((bf_info(f)).layout) || '|' || count(*) FILTER (WHERE NOT bf_contains(f, 'loc' || g))
+	 FROM (SELECT bf_index_filter('loc_k_bf') f OFFSET 0) x, generate_series(1, 1000) g"
 
 echo "-- bf_track and bf_might_contain"
 cpsql 0 >/dev/null <<'SQL'
