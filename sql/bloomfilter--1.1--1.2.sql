@@ -408,3 +408,17 @@ CREATE FUNCTION bf_join_prefilter(index regclass, key anyelement) RETURNS bool
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bf_join_prefilter(regclass, anyelement) IS
 	'false when the key is definitely not in the index (the join pre-filter''s qual); true where it cannot tell';
+
+-- The qual the planner hook of run-time join filters gives the scan of a
+-- hash join's outer keys (bloomfilter.runtime_join_filter; README, "Join
+-- pre-filters"): false when the key is not in the Bloom filter that the
+-- join's "Bloom Build" node made of its inner keys.  The first argument is
+-- the executor's pointer to that filter, typed internal so that no SQL
+-- caller can pass one (NULL: no filter, every key passes).  Not STRICT: a
+-- NULL key is dropped only where the join's operator is strict.  VOLATILE
+-- (it counts what it drops and switches itself off); PARALLEL SAFE: a
+-- worker without the build node has no filter and passes every key.
+CREATE FUNCTION bf_runtime_filter(filter internal, key anyelement) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION bf_runtime_filter(internal, anyelement) IS
+	'false when the key is definitely not among a hash join''s inner keys (the run-time join filter''s qual); true where it cannot tell';

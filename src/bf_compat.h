@@ -209,4 +209,11 @@ bf_heap_try_update(Relation rel, ItemPointer otid, HeapTuple tup, CommandId cid,
 	return res;
 }
 
+
+/* 18 moved ExplainPropertyText and its kin out of commands/explain.h */
+#include "commands/explain.h"
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#endif
+
 #endif							/* BF_COMPAT_H */

@@ -46,6 +46,7 @@
 #include "access/amapi.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
+#include "nodes/plannodes.h"
 #include "nodes/tidbitmap.h"
 #include "utils/array.h"
 #include "storage/buf.h"
@@ -293,6 +294,31 @@ extern ArrayType *bf_dist_index_columns(Oid relid, Relation index,
 
 /* bf_join_plan.c: join pre-filters (the planner hook); bf_join_filter.c: their qual */
 extern void bf_join_define_gucs(void);
+
+/*
+ * bf_join_runtime.c: run-time join filters built by a hash join's inner
+ * side (bloomfilter.runtime_join_filter): the setting and the custom node.
+ * bf_join_plan.c finds, for each hash join, the keys that may have one
+ * (BfRuntimeKey: the hash clause, the inner key as the Hash node computes
+ * it, the outer scan and its Var, the table's column) and hands them to
+ * bf_join_runtime_consider, which decides and rewrites: PARAM_EXEC slots
+ * added to stmt, new nodes numbered from *last_node_id; true when it
+ * changed the plan.
+ */
+typedef struct BfRuntimeKey
+{
+	OpExpr	   *clause;			/* outer key first */
+	Expr	   *inner_key;
+	Scan	   *scan;
+	Var		   *var;
+	Var		   *column;
+} BfRuntimeKey;
+
+extern void bf_join_runtime_init(void);
+extern bool bf_join_pays(Join *join, bool always);
+extern bool bf_join_runtime_enabled(void);
+extern bool bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys,
+									 Oid funcoid, int *last_node_id);
 
 /* bf_index_dist_shards.c: one statement to each shard's index */
 typedef struct BfShard

@@ -43,6 +43,11 @@
  * expects the filter to drop at least 10 000 rows and keep at most 60 % of
  * the outer side).
  *
+ * The same pass gives each hash join's keys that got no pre-filter a
+ * run-time filter built from its inner side (bf_join_runtime.c,
+ * bloomfilter.runtime_join_filter), so the hook runs when either setting
+ * is on.
+ *
  *-------------------------------------------------------------------------
  */
 #include "bf_index.h"
@@ -93,16 +98,15 @@ static const struct config_enum_entry join_filter_options[] = {
 static int	join_filter_mode = JOIN_FILTER_AUTO;
 static planner_hook_type prev_planner = NULL;
 
-/* the rule of auto: rows dropped at least, fraction kept at most */
-#define AUTO_MIN_DROPPED	10000.0
-#define AUTO_MAX_KEPT		0.6
 
 /* what one plan is rewritten with */
 typedef struct JoinRewrite
 {
 	PlannedStmt *stmt;
 	Oid			funcoid;		/* bf_join_prefilter(regclass, anyelement) */
+	Oid			runtime_funcoid;	/* bf_runtime_filter(internal, anyelement) */
 	bool		changed;
+	bool		runtime_changed;
 	int			last_node_id;	/* of the plan's nodes, to number new ones */
 } JoinRewrite;
 
@@ -247,17 +251,27 @@ integer_type(Oid t)
  * collation; and an outer scan given the filter must not compute volatile
  * output for rows the join would have dropped only later.
  */
+/*
+ * May a filter of the inner keys answer for this equality (the index's,
+ * or a run-time filter, which hash the same way)?
+ */
 static bool
-pair_ok(const KeyPair *kp)
+key_ok(Oid opno, Oid coll, Oid outer_type, Oid inner_type)
 {
-	Oid			ot = getBaseType(exprType((Node *) kp->okey));
-	Oid			it = getBaseType(kp->icol->vartype);
+	Oid			ot = getBaseType(outer_type);
+	Oid			it = getBaseType(inner_type);
 	Oid			opclass = GetDefaultOpClass(it, HASH_AM_OID);
 
 	return (ot == it || (integer_type(ot) && integer_type(it))) &&
 		OidIsValid(opclass) &&
-		get_opfamily_member(get_opclass_family(opclass), ot, it, HTEqualStrategyNumber) == kp->opno &&
-		(!OidIsValid(kp->coll) || get_collation_isdeterministic(kp->coll)) &&
+		get_opfamily_member(get_opclass_family(opclass), ot, it, HTEqualStrategyNumber) == opno &&
+		(!OidIsValid(coll) || get_collation_isdeterministic(coll));
+}
+
+static bool
+pair_ok(const KeyPair *kp)
+{
+	return key_ok(kp->opno, kp->coll, exprType((Node *) kp->okey), kp->icol->vartype) &&
 		(kp->oscan == NULL || !contain_volatile_functions((Node *) kp->oscan->plan.targetlist));
 }
 
@@ -340,38 +354,11 @@ inner_index(PlannedStmt *stmt, List *pairs, List **keys)
 
 /* ---- rewriting ---- */
 
-/*
- * Is a filter of the join expected to pay (bloomfilter.join_filter =
- * auto)?  A lookup in the index costs about a btree descent, more than a
- * probe of an in-memory hash table, so it pays where the join does more
- * per outer row: a nested loop (an inner scan per row), a merge join (the
- * outer side sorted), a hash join whose inner side does not fit in memory
- * (outer rows written to temp files by batch), and only where the
- * planner expects it to drop many rows and keep few.
- */
+/* does the index pre-filter of the join pay (bloomfilter.join_filter)? */
 static bool
 pays(Join *join)
 {
-	Plan	   *outer = outerPlan(join);
-	Plan	   *inner = innerPlan(join);
-	double		outer_rows = outer->plan_rows;
-	double		kept;
-
-	if (join_filter_mode == JOIN_FILTER_ON)
-		return true;
-	if (outer_rows <= 0)
-		return false;
-	if (IsA(join, HashJoin) &&
-		inner->plan_rows * (inner->plan_width + 24) <= get_hash_memory_limit())
-		return false;
-	/*
-	 * a partner per joined row: the fraction of outer rows that join (for
-	 * an anti join, that find no partner and skip the probe)
-	 */
-	kept = Min(1.0, join->plan.plan_rows / outer_rows);
-	if (join->jointype == JOIN_ANTI)
-		kept = 1.0 - kept;
-	return outer_rows * (1.0 - kept) >= AUTO_MIN_DROPPED && kept <= AUTO_MAX_KEPT;
+	return bf_join_pays(join, join_filter_mode == JOIN_FILTER_ON);
 }
 
 /*
@@ -627,7 +614,7 @@ gate_inner_scan(JoinRewrite *rw, NestLoop *nl)
  * answers for the most of its keys.
  */
 static void
-consider_join(JoinRewrite *rw, Join *join)
+index_filters(JoinRewrite *rw, Join *join)
 {
 	List	   *clauses = NIL;
 	List	   *pairs = NIL;
@@ -688,6 +675,84 @@ consider_join(JoinRewrite *rw, Join *join)
 	}
 }
 
+/* has a pre-filter from an index already tested this key in its scan? */
+static bool
+has_prefilter(JoinRewrite *rw, Scan *scan, Var *var)
+{
+	ListCell   *lc;
+
+	foreach(lc, scan->plan.qual)
+	{
+		FuncExpr   *f = lfirst(lc);
+
+		if (IsA(f, FuncExpr) && f->funcid == rw->funcoid && equal(llast(f->args), var))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The keys of a hash join that a run-time filter may test
+ * (bf_join_runtime.c decides whether they get one): an outer key that
+ * reaches the join unchanged from a scan, by an equality that hashes
+ * alike on both sides, not tested by an index pre-filter already
+ */
+static void
+runtime_filters(JoinRewrite *rw, HashJoin *join)
+{
+	Hash	   *hash = (Hash *) innerPlan(join);
+	List	   *keys = NIL;
+	ListCell   *lc,
+			   *lk;
+
+	if (!IsA(hash, Hash) || list_length(join->hashclauses) != list_length(hash->hashkeys))
+		return;
+	forboth(lc, join->hashclauses, lk, hash->hashkeys)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Expr	   *ikey = lfirst(lk);
+		Var		   *okey;
+		BfRuntimeKey *k;
+		Scan	   *oscan;
+		Var		   *ovar,
+				   *ocol;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		okey = (Var *) strip(linitial(op->args));
+		if (!IsA(okey, Var) || okey->varno != OUTER_VAR ||
+			!key_ok(op->opno, op->inputcollid, exprType((Node *) okey), exprType((Node *) ikey)) ||
+			contain_volatile_functions((Node *) ikey) ||
+			!find_scan(outerPlan(join), innerPlan(join), (Expr *) okey, true, &oscan, &ovar, &ocol) ||
+			contain_volatile_functions((Node *) oscan->plan.targetlist) ||
+			(OidIsValid(rw->funcoid) && has_prefilter(rw, oscan, ovar)))
+			continue;
+		k = palloc(sizeof(BfRuntimeKey));
+		k->clause = op;
+		k->inner_key = ikey;
+		k->scan = oscan;
+		k->var = ovar;
+		k->column = ocol;
+		keys = lappend(keys, k);
+	}
+	if (keys != NIL &&
+		bf_join_runtime_consider(rw->stmt, join, keys, rw->runtime_funcoid, &rw->last_node_id))
+		rw->runtime_changed = true;
+}
+
+/*
+ * The index pre-filters of a join, then for a hash join the run-time
+ * filters of the keys that got none
+ */
+static void
+consider_join(JoinRewrite *rw, Join *join)
+{
+	if (join_filter_mode != JOIN_FILTER_OFF && OidIsValid(rw->funcoid))
+		index_filters(rw, join);
+	if (IsA(join, HashJoin) && OidIsValid(rw->runtime_funcoid))
+		runtime_filters(rw, (HashJoin *) join);
+}
+
 static void
 walk(JoinRewrite *rw, Plan *p)
 {
@@ -710,13 +775,15 @@ walk(JoinRewrite *rw, Plan *p)
 		walk(rw, ((SubqueryScan *) p)->subplan);
 }
 
-/* bf_join_prefilter of the extension installed here (1.2 on), or invalid */
+/*
+ * The function name(args[0], anyelement) of the extension installed here
+ * (1.2 on), or invalid; *cached remembers it
+ */
 static Oid
-prefilter_function(void)
+extension_function(const char *name, Oid argtype, Oid *cached)
 {
-	static Oid	cached = InvalidOid;
 	Oid			ext;
-	Oid			args[2] = {REGCLASSOID, ANYELEMENTOID};
+	Oid			args[2] = {argtype, ANYELEMENTOID};
 	Relation	rel;
 	ScanKeyData key;
 	SysScanDesc scan;
@@ -724,8 +791,8 @@ prefilter_function(void)
 	Oid			nsp = InvalidOid;
 
 	/* the extension dropped and made again gives the function a new OID */
-	if (OidIsValid(cached) && SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(cached)))
-		return cached;
+	if (OidIsValid(*cached) && SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(*cached)))
+		return *cached;
 	ext = get_extension_oid("bloomfilter", true);
 	if (!OidIsValid(ext))
 		return InvalidOid;
@@ -739,10 +806,21 @@ prefilter_function(void)
 	table_close(rel, AccessShareLock);
 	if (!OidIsValid(nsp))
 		return InvalidOid;
-	cached = LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
-									   makeString("bf_join_prefilter")),
-							2, args, true);
-	return cached;
+	*cached = LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
+										makeString(pstrdup(name))),
+							 2, args, true);
+	return *cached;
+}
+
+/* a plan that calls funcoid is made again when the function goes */
+static void
+depend_on_function(PlannedStmt *stmt, Oid funcoid)
+{
+	PlanInvalItem *item = makeNode(PlanInvalItem);
+
+	item->cacheId = PROCOID;
+	item->hashValue = GetSysCacheHashValue1(PROCOID, ObjectIdGetDatum(funcoid));
+	stmt->invalItems = lappend(stmt->invalItems, item);
 }
 
 static PlannedStmt *
@@ -752,17 +830,22 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 	PlannedStmt *stmt = prev_planner ?
 		prev_planner(parse, query_string, cursorOptions, boundParams) :
 		standard_planner(parse, query_string, cursorOptions, boundParams);
+	static Oid	prefilter_cached = InvalidOid;
+	static Oid	runtime_cached = InvalidOid;
 	JoinRewrite rw;
 	ListCell   *lc;
 
 	/* a join needs two relations */
-	if (join_filter_mode == JOIN_FILTER_OFF || !IsTransactionState() ||
-		list_length(stmt->rtable) < 2)
+	if ((join_filter_mode == JOIN_FILTER_OFF && !bf_join_runtime_enabled()) ||
+		!IsTransactionState() || list_length(stmt->rtable) < 2)
 		return stmt;
 	rw.stmt = stmt;
 	rw.changed = false;
-	rw.funcoid = prefilter_function();
-	if (!OidIsValid(rw.funcoid))
+	rw.runtime_changed = false;
+	rw.funcoid = extension_function("bf_join_prefilter", REGCLASSOID, &prefilter_cached);
+	rw.runtime_funcoid = bf_join_runtime_enabled() ?
+		extension_function("bf_runtime_filter", INTERNALOID, &runtime_cached) : InvalidOid;
+	if (!OidIsValid(rw.funcoid) && !OidIsValid(rw.runtime_funcoid))
 		return stmt;
 	rw.last_node_id = max_node_id(stmt->planTree);
 	foreach(lc, stmt->subplans)
@@ -770,15 +853,11 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 	walk(&rw, stmt->planTree);
 	foreach(lc, stmt->subplans)
 		walk(&rw, lfirst(lc));
+	/* and when the function goes (DROP EXTENSION) */
 	if (rw.changed)
-	{
-		/* and when the function goes (DROP EXTENSION) */
-		PlanInvalItem *item = makeNode(PlanInvalItem);
-
-		item->cacheId = PROCOID;
-		item->hashValue = GetSysCacheHashValue1(PROCOID, ObjectIdGetDatum(rw.funcoid));
-		stmt->invalItems = lappend(stmt->invalItems, item);
-	}
+		depend_on_function(stmt, rw.funcoid);
+	if (rw.runtime_changed)
+		depend_on_function(stmt, rw.runtime_funcoid);
 	return stmt;
 }
 

@@ -3,9 +3,9 @@
  * bloomfilter.c
  *	  The library's entry point: the module magic, and _PG_init, which
  *	  registers each area's settings when the library loads (and, when it
- *	  is preloaded, the rebuild worker), and the planner hook of join
- *	  pre-filters.  Nothing else calls into this
- *	  file.
+ *	  is preloaded, the rebuild worker), the planner hook of join
+ *	  pre-filters, and the custom node of run-time join filters.  Nothing
+ *	  else calls into this file.
  *
  *-------------------------------------------------------------------------
  */
@@ -25,6 +25,7 @@ _PG_init(void)
 	bf_agg_define_gucs();
 	bf_filter_cache_define_gucs();
 	bf_join_define_gucs();
+	bf_join_runtime_init();
 	bf_track_worker_init();
 	MarkGUCPrefixReserved("bloomfilter");
 }

@@ -32,7 +32,10 @@ and queries it generates, deterministic from a seed:
   as a prepared statement run twice from its generic plan.
 
 Each query runs with bloomfilter.join_filter = off, then on (and auto for
-every third one); the results must be equal as multisets (sorted here, in
+every third one), and with bloomfilter.runtime_join_filter = on (run-time
+filters built from a hash join's inner side; the index pre-filter on for
+every other query; --min-runtime percent of the eligible queries, inner,
+semi or right joins with hash joins enabled, must get one); the results must be equal as multisets (sorted here, in
 Python).  The EXPLAIN of the "on" run counts the queries that got a
 pre-filter: the test fails if fewer than --min-filtered percent (20) of
 the queries the generator knows to be eligible got one (an inner, semi or
@@ -80,6 +83,10 @@ from psycopg import errors
 GUC = "bloomfilter.join_filter"
 SKIP_MSG = "skipped: the library has no join pre-filter (bloomfilter.join_filter)"
 FN = "bf_join_prefilter"
+# run-time filters built from a hash join's inner side: a fourth run of
+# each query has them on (the index pre-filter on or off by turns)
+RT_GUC = "bloomfilter.runtime_join_filter"
+RT_FN = "bf_runtime_filter"
 HOT = [7, 42, 1000, -3, 0]
 # session settings of every connection: no JIT (the disable costs of
 # enable_* = off would make every plan "expensive" and JIT-compiled)
@@ -981,8 +988,9 @@ def plan_nodes(plan):
         yield from plan_nodes(p)
 
 
-def filters_of(explain_json):
-    """(alias, filter text) of every node whose Filter calls the pre-filter."""
+def filters_of(explain_json, fn=FN):
+    """(alias, filter text) of every node whose Filter calls the pre-filter
+    (fn: or the run-time filter)."""
     doc = explain_json
     if isinstance(doc, str):
         doc = json.loads(doc)
@@ -990,7 +998,7 @@ def filters_of(explain_json):
     for top in doc:
         for n in plan_nodes(top["Plan"]):
             f = n.get("Filter", "")
-            if FN in f:
+            if fn in f:
                 out.append((n.get("Alias", "?"), f, n))
     return out
 
@@ -1028,21 +1036,25 @@ class Runner(Session):
         self.removed = 0
         self.not_eligible = collections.Counter()
         self.slow = []
+        self.has_rt = has_guc and has_setting(conninfo, RT_GUC)
+        self.rt_removed = 0
 
-    def apply(self, q, value):
+    def apply(self, q, value, runtime="off"):
         s = dict(q.settings)
         if self.has_guc:
             s[GUC] = self.values(value)
+        if self.has_rt:
+            s[RT_GUC] = self.values(runtime)
         sql = "SELECT " + ", ".join("set_config('%s', '%s', false)" % kv for kv in s.items())
         self.conn.execute(sql)
 
     def text(self, q, prepared=False):
         return q.sql.replace("{P}", "$1" if prepared else str(q.param))
 
-    def execute(self, q, value, explain=False, analyze=False):
+    def execute(self, q, value, explain=False, analyze=False, runtime="off"):
         """(result, explain json or None) of one run of q."""
         cur = self.conn.cursor()
-        self.apply(q, value)
+        self.apply(q, value, runtime)
         ex = None
         try:
             if q.mode in ("plain", "dml"):
@@ -1091,8 +1103,13 @@ class Runner(Session):
             if analyze and q.mode in ("plain", "cursor"):
                 cur.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) "
                             + self.text(q))
-                for _, _, n in filters_of(cur.fetchone()[0]):
-                    self.removed += int(n.get("Rows Removed by Filter", 0) * n.get("Actual Loops", 1))
+                doc = cur.fetchone()[0]
+                for _, _, n in filters_of(doc, RT_FN if runtime == "on" else FN):
+                    removed = int(n.get("Rows Removed by Filter", 0) * n.get("Actual Loops", 1))
+                    if runtime == "on":
+                        self.rt_removed += removed
+                    else:
+                        self.removed += removed
                 self.stats["analyzed"] += 1
         except psycopg.OperationalError as e:
             if self.conn.closed or self.conn.broken:
@@ -1115,8 +1132,10 @@ class Runner(Session):
         on, ex = self.execute(q, "on", explain=True, analyze=analyze)
         if on != base:
             self.mismatch(q, "on", base, on)
+        if self.has_rt:
+            self.run_runtime(q, base, analyze)
         if q.auto:
-            auto, ex_auto = self.execute(q, "auto", explain=True)
+            auto, ex_auto = self.execute(q, "auto", explain=True, runtime="auto")
             self.stats["auto runs"] += 1
             if auto != base:
                 self.mismatch(q, "auto", base, auto)
@@ -1151,6 +1170,36 @@ class Runner(Session):
             self.check_comparison(q, base)
         dt = time.time() - t0
         self.slow.append((dt, q.index, q.shape, len(base)))
+
+    def run_runtime(self, q, base, analyze):
+        """The run with run-time filters on (and the index pre-filter on
+        for every other query): the same rows, and no run-time filter on
+        the preserved side of an outer or anti join."""
+        value = "on" if q.index % 2 else "off"
+        rt, ex = self.execute(q, value, explain=True, analyze=analyze, runtime="on")
+        self.stats["runtime runs"] += 1
+        if rt != base:
+            self.mismatch(q, "%s with %s=on" % (value, RT_GUC), base, rt)
+        filt = filters_of(ex, RT_FN) if ex is not None else []
+        if filt:
+            self.stats["runtime filtered"] += 1
+        if q.settings.get("max_parallel_workers_per_gather") != "0" and filt:
+            self.stats["runtime filtered, parallel"] += 1
+        if q.settings.get("work_mem") == "64kB" and filt:
+            self.stats["runtime filtered, small work_mem"] += 1
+        if q.mode == "cursor" and filt:
+            self.stats["runtime filtered, cursor"] += 1
+        if q.shape in ("lateral", "scalar_sub", "exists_rescan") and filt:
+            self.stats["runtime filtered, rescans"] += 1
+        # eligible: an inner, semi or right join that may be a hash join
+        if q.cats & {"inner", "semi", "outer"} and q.settings["enable_hashjoin"] == "on":
+            self.stats["runtime eligible"] += 1
+            if filt:
+                self.stats["runtime eligible filtered"] += 1
+        for alias, f, _ in filt:
+            if alias in q.forbid:
+                fail("placement", "%s: a run-time filter on the preserved side %r: %s" % (
+                    describe(q, "on", self.args), alias, f))
 
     def check_comparison(self, q, base):
         """The comparison itself: blind to the order rows come in, not to a
@@ -1194,14 +1243,14 @@ def load(conn):
         conn.execute("SELECT bf_create(10) IS NOT NULL")
 
 
-def has_setting(conninfo):
+def has_setting(conninfo, guc=GUC):
     with connect(conninfo, autocommit=True) as conn:
         try:
             conn.execute("LOAD 'bloomfilter'")
         except errors.InsufficientPrivilege:
             pass
         try:
-            conn.execute("SHOW " + GUC)
+            conn.execute("SHOW " + guc)
             return True
         except psycopg.Error:
             return False
@@ -1537,6 +1586,9 @@ def main():
                     help="the filter off in both runs: checks the harness, any library")
     ap.add_argument("--min-filtered", type=float, default=20.0,
                     help="percent of the eligible queries that must get a pre-filter")
+    ap.add_argument("--min-runtime", type=float, default=20.0,
+                    help="percent of the queries eligible for a run-time filter (an inner, semi "
+                    "or right join with hash joins enabled) that must get one")
     ap.add_argument("--no-fixed", action="store_true", help="skip the fixed checks")
     ap.add_argument("--keep", action="store_true", help="keep the database bf_join_diff")
     ap.add_argument("--dbname", default="bf_join_diff")
@@ -1620,6 +1672,16 @@ def main():
         if st["analyzed"]:
             note("EXPLAIN ANALYZE of %d queries: %d rows removed by pre-filters" % (
                 st["analyzed"], runner.removed))
+        rt_elig, rt_ef = st["runtime eligible"], st["runtime eligible filtered"]
+        rt_pct = 100.0 * rt_ef / rt_elig if rt_elig else 0.0
+        if st["runtime runs"]:
+            note("run-time filters: %d of %d runs (%d of %d eligible, %.0f %%; parallel %d, "
+                 "work_mem 64kB %d, cursors %d, rescans %d); %d rows removed under "
+                 "EXPLAIN ANALYZE" % (
+                     st["runtime filtered"], st["runtime runs"], rt_ef, rt_elig, rt_pct,
+                     st["runtime filtered, parallel"], st["runtime filtered, small work_mem"],
+                     st["runtime filtered, cursor"], st["runtime filtered, rescans"],
+                     runner.rt_removed))
         if args.only is None and st["queries"] >= 200 and elig < st["queries"] // 10:
             fail("harness", "only %d eligible queries of %d" % (elig, st["queries"]))
         if not args.self_test and args.only is None:
@@ -1628,6 +1690,14 @@ def main():
                      "(at least %.0f %% wanted)" % (pct, args.min_filtered))
             if st["analyzed"] and runner.removed == 0 and ef:
                 fail("coverage", "no pre-filter removed a row under EXPLAIN ANALYZE")
+            if runner.has_rt and rt_elig >= 20 and rt_pct < args.min_runtime:
+                fail("coverage", "only %.0f %% of the queries eligible for a run-time filter "
+                     "got one (at least %.0f %% wanted)" % (rt_pct, args.min_runtime))
+            if runner.has_rt and st["analyzed"] and rt_ef and runner.rt_removed == 0:
+                fail("coverage", "no run-time filter removed a row under EXPLAIN ANALYZE")
+        if args.self_test and st["runtime filtered"]:
+            fail("harness", "%d plans of the self-test have a run-time filter" %
+                 st["runtime filtered"])
         if args.self_test and st["filtered"]:
             fail("harness", "%d plans of the self-test have a pre-filter" % st["filtered"])
         slow = sorted(runner.slow, reverse=True)

@@ -11,6 +11,12 @@
 #      switches itself off after 10 000 keys that all pass)
 #   4. a hash join (inner side in memory), 90 % absent: off / on (info: why
 #      auto leaves in-memory hash joins alone)
+#   5. run-time filters (bloomfilter.runtime_join_filter, no index): a hash
+#      join in several batches (work_mem 4MB) of RO outer rows, 90 % of
+#      their keys absent, against RI inner rows: off / on (target >= 2);
+#      every outer key present: on / off (target <= 1.05: the filter
+#      switches itself off after 10 000 keys that all pass)
+# BENCH_RT_OUTER (10000000) and BENCH_RT_INNER (1000000) size row 5.
 # Sourced by run-inner.sh with lib.sh loaded.
 
 JI="${BENCH_JOIN_INNER:-10000000}"
@@ -32,7 +38,7 @@ VACUUM ANALYZE jf_inner; VACUUM ANALYZE jf_outer; VACUUM ANALYZE jf_present;" >/
 
 # timed_join MODE SETTINGS SQL: the best time with bloomfilter.join_filter = MODE
 timed_join() {
-	PGOPTIONS="-c session_preload_libraries=bloomfilter -c bloomfilter.join_filter=$1 $2" time_ms "$3"
+	PGOPTIONS="-c session_preload_libraries=bloomfilter -c bloomfilter.runtime_join_filter=off -c bloomfilter.join_filter=$1 $2" time_ms "$3"
 }
 nl="-c enable_hashjoin=off -c enable_mergejoin=off"
 semi="SELECT count(*) FROM jf_outer o WHERE EXISTS (SELECT 1 FROM jf_inner i WHERE i.id = o.k)"
@@ -64,3 +70,40 @@ row "22.x hash semi-join, inner side in memory, 90 % absent: off / on" "$(ratio 
 	"off $h_off ms, on $h_on ms (work_mem 1GB: one batch; auto leaves such joins alone)"
 
 q "DROP TABLE jf_inner, jf_outer, jf_present" >/dev/null
+
+# run-time filters: no index, the index pre-filter off; the hash join's
+# inner side (RI rows) is several times work_mem, so it spills to batches
+RO="${BENCH_RT_OUTER:-10000000}"
+RI="${BENCH_RT_INNER:-1000000}"
+log "58-join-filter: run-time filters: outer $RO rows, inner $RI rows"
+q "DROP TABLE IF EXISTS rt_inner, rt_outer, rt_present;
+CREATE TABLE rt_inner (id bigint, payload int);
+INSERT INTO rt_inner SELECT 2 * g, g % 1000 FROM generate_series(1, $RI) g;
+-- 10 % of the outer keys in the inner table, 90 % absent (odd), in random order
+CREATE TABLE rt_outer AS
+	SELECT 2 * ((hashint8(g) & 2147483647) % $RI) + CASE WHEN g % 10 = 0 THEN 2 ELSE 1 END AS k
+	FROM generate_series(1, $RO) g;
+CREATE TABLE rt_present AS SELECT 2 * ((hashint8(g) & 2147483647) % $RI) + 2 AS k
+	FROM generate_series(1, $RO) g;
+VACUUM ANALYZE rt_inner; VACUUM ANALYZE rt_outer; VACUUM ANALYZE rt_present;" >/dev/null
+
+# timed_runtime MODE SQL: the best time with bloomfilter.runtime_join_filter = MODE
+timed_runtime() {
+	PGOPTIONS="-c session_preload_libraries=bloomfilter -c bloomfilter.join_filter=off -c bloomfilter.runtime_join_filter=$1 -c work_mem=4MB -c enable_mergejoin=off -c enable_nestloop=off" time_ms "$2"
+}
+rt_join="SELECT count(*) FROM rt_outer o JOIN rt_inner i ON i.id = o.k"
+rt_plan="$(PGOPTIONS="-c session_preload_libraries=bloomfilter -c bloomfilter.join_filter=off -c bloomfilter.runtime_join_filter=on -c work_mem=4MB -c enable_mergejoin=off -c enable_nestloop=off" \
+	q "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $rt_join" | tr '\n' ' ' | tr -s ' ')"
+log "58-join-filter: plan with the run-time filter: $rt_plan"
+r_off="$(timed_runtime off "$rt_join")"
+r_on="$(timed_runtime on "$rt_join")"
+row "22.2 multi-batch hash join (work_mem 4MB), $(fmt_int "$RO") outer rows, $(fmt_int "$RI")-row inner side, 90 % outer keys absent: runtime filter off / on" \
+	"$(ratio "$r_off" "$r_on")" ">= 2" \
+	"off $r_off ms, on $r_on ms; plan: $rt_plan"
+rt_present="SELECT count(*) FROM rt_present o JOIN rt_inner i ON i.id = o.k"
+rp_off="$(timed_runtime off "$rt_present")"
+rp_on="$(timed_runtime on "$rt_present")"
+row "22.3 runtime filter, every outer key present: on / off" "$(ratio "$rp_on" "$rp_off")" "<= 1.05" \
+	"multi-batch hash join: off $rp_off ms, on $rp_on ms (the filter passes its first 10 000 keys, then switches itself off)"
+
+q "DROP TABLE rt_inner, rt_outer, rt_present" >/dev/null

@@ -146,6 +146,124 @@ FROM generate_series(1, 20000) g;
 SELECT count(*) FILTER (WHERE bf_join_prefilter('jf_small_k_bf', CASE WHEN g <= 10000 THEN 10 ELSE -g END)) AS passed
 FROM generate_series(1, 20000) g;
 
+-- Run-time join filters (bloomfilter.runtime_join_filter;
+-- src/bf_join_runtime.c): a "Bloom Build" node under a hash join's Hash
+-- node makes a filter of the inner keys as they are read, and the scan of
+-- the outer keys tests each row against it once it is complete.  No index
+-- needed: the index pre-filter is off here.
+SET bloomfilter.join_filter = off;
+SET bloomfilter.runtime_join_filter = on;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+CREATE TABLE rt_outer (k int, k8 bigint, v int);
+INSERT INTO rt_outer SELECT g, g, g % 10 FROM generate_series(1, 20000) g;
+INSERT INTO rt_outer VALUES (NULL, NULL, 0);
+CREATE TABLE rt_inner (k int, k8 bigint, w int);
+INSERT INTO rt_inner SELECT g * 40, g * 40, g % 10 FROM generate_series(1, 500) g;
+INSERT INTO rt_inner VALUES (40, 40, 3), (NULL, NULL, 0);
+CREATE TABLE rt_mid (k int, pad text);
+INSERT INTO rt_mid SELECT g * 4, repeat('x', 40) FROM generate_series(1, 5000) g;
+ANALYZE rt_outer, rt_inner, rt_mid;
+-- the answers with the filter off: every query below must give these
+CREATE FUNCTION rt_answers() RETURNS TABLE (q text, answer text) LANGUAGE sql AS $$
+	SELECT 'inner', (SELECT count(*) || '/' || sum(o.k) FROM rt_outer o JOIN rt_inner i ON i.k = o.k)
+	UNION ALL SELECT 'int4 = int8', (SELECT count(*) || '/' || sum(o.k) FROM rt_outer o JOIN rt_inner i ON i.k8 = o.k)
+	UNION ALL SELECT 'semi', (SELECT count(*) || '/' || sum(o.k) FROM rt_outer o WHERE EXISTS (SELECT 1 FROM rt_inner i WHERE i.k = o.k))
+	UNION ALL SELECT 'right', (SELECT count(*) || '/' || count(o.k) FROM rt_inner i LEFT JOIN rt_outer o ON o.k = i.k)
+	UNION ALL SELECT 'left', (SELECT count(*) || '/' || count(i.k) FROM rt_outer o LEFT JOIN rt_inner i ON i.k = o.k)
+	UNION ALL SELECT 'full', (SELECT count(*) || '/' || count(i.k) FROM rt_outer o FULL JOIN rt_inner i ON i.k = o.k)
+	UNION ALL SELECT 'anti', (SELECT count(*)::text FROM rt_outer o WHERE NOT EXISTS (SELECT 1 FROM rt_inner i WHERE i.k = o.k))
+	UNION ALL SELECT 'multi-batch', (SELECT count(*) || '/' || sum(o.k) FROM rt_outer o JOIN rt_mid m ON m.k = o.k)
+$$;
+SET bloomfilter.runtime_join_filter = off;
+CREATE TEMP TABLE rt_expected AS SELECT * FROM rt_answers();
+SET bloomfilter.runtime_join_filter = on;
+SELECT a.q, a.answer, a.answer = e.answer AS same_as_off
+FROM rt_answers() a JOIN rt_expected e USING (q);
+-- an inner join, and one of int4 = int8 keys (hashed alike)
+EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_outer o JOIN rt_inner i ON i.k = o.k;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_outer o JOIN rt_inner i ON i.k8 = o.k;
+-- a semi join
+EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_outer o WHERE EXISTS (SELECT 1 FROM rt_inner i WHERE i.k = o.k);
+-- the nullable side of an outer join (a hash right join: the outer rows
+-- without a partner are dropped)
+EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_inner i LEFT JOIN rt_outer o ON o.k = i.k;
+-- none where an outer row without a partner is kept: left, full, anti
+EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_outer o LEFT JOIN rt_inner i ON i.k = o.k;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_outer o FULL JOIN rt_inner i ON i.k = o.k;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_outer o WHERE NOT EXISTS (SELECT 1 FROM rt_inner i WHERE i.k = o.k);
+-- EXPLAIN ANALYZE: what the filter held, tested and removed (the first
+-- outer row, read before the build, and the NULL key, dropped by a strict
+-- operator, count), and the scan's rows removed
+SELECT * FROM test_explain('SELECT count(*) FROM rt_outer o JOIN rt_inner i ON i.k = o.k',
+						   '(Scan|Runtime Filter|Removed by Filter)');
+-- a hash join in several batches (work_mem 64kB)
+CREATE FUNCTION rt_batches(q text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	j jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO j;
+	RETURN (SELECT max(b::text::int) FROM jsonb_path_query(j, 'strict $.**."Hash Batches"') b);
+END $$;
+SET work_mem = '64kB';
+SELECT rt_batches('SELECT count(*) FROM rt_outer o JOIN rt_mid m ON m.k = o.k') > 1 AS several_batches;
+SELECT * FROM test_explain('SELECT count(*) FROM rt_outer o JOIN rt_mid m ON m.k = o.k',
+						   '(Scan|Runtime Filter|Removed by Filter)');
+SELECT count(*), sum(o.k) FROM rt_outer o JOIN rt_mid m ON m.k = o.k;
+-- rescans: the hash join on the inner side of a nested loop, rescanned
+-- for each outer row; in several batches its table (and the filter) is
+-- built again each time, in one batch kept
+SET enable_nestloop = on;
+CREATE TABLE rt_pick (v int);
+INSERT INTO rt_pick VALUES (1), (2), (7);
+ANALYZE rt_pick;
+CREATE FUNCTION rt_rescans() RETURNS TABLE (v int, n bigint, s bigint) LANGUAGE sql AS $$
+	SELECT p.v, x.n, x.s FROM rt_pick p,
+		LATERAL (SELECT count(*) AS n, sum(o.k) AS s FROM rt_outer o JOIN rt_mid m ON m.k = o.k
+				 WHERE o.v <> p.v) x ORDER BY p.v
+$$;
+EXPLAIN (COSTS OFF) SELECT p.v, x.n FROM rt_pick p,
+	LATERAL (SELECT count(*) AS n FROM rt_outer o JOIN rt_mid m ON m.k = o.k WHERE o.v <> p.v) x;
+SELECT * FROM test_explain('SELECT p.v, x.n FROM rt_pick p,
+	LATERAL (SELECT count(*) AS n FROM rt_outer o JOIN rt_mid m ON m.k = o.k WHERE o.v <> p.v) x',
+						   '(Scan|Runtime Filter|Removed by Filter)', true);
+SELECT * FROM rt_rescans();
+SET bloomfilter.runtime_join_filter = off;
+SELECT * FROM rt_rescans();
+SET bloomfilter.runtime_join_filter = on;
+RESET work_mem;
+SELECT * FROM rt_rescans();
+-- an inner side that depends on the outer row gets no filter (its Hash
+-- would be rescanned only after the outer side is read again)
+EXPLAIN (COSTS OFF) SELECT p.v, x.n FROM rt_pick p,
+	LATERAL (SELECT count(*) AS n FROM rt_outer o JOIN rt_inner i ON i.k = o.k AND i.w = p.v) x;
+SET enable_nestloop = off;
+-- a cursor: the same rows in the same order, fetched in parts
+BEGIN;
+DECLARE rt_c CURSOR FOR SELECT o.k FROM rt_outer o JOIN rt_inner i ON i.k = o.k;
+FETCH 3 FROM rt_c;
+MOVE FORWARD 100 IN rt_c;
+FETCH 2 FROM rt_c;
+MOVE FORWARD ALL IN rt_c;
+CLOSE rt_c;
+SET LOCAL bloomfilter.runtime_join_filter = off;
+DECLARE rt_c CURSOR FOR SELECT o.k FROM rt_outer o JOIN rt_inner i ON i.k = o.k;
+FETCH 3 FROM rt_c;
+MOVE FORWARD 100 IN rt_c;
+FETCH 2 FROM rt_c;
+MOVE FORWARD ALL IN rt_c;
+COMMIT;
+-- SQL cannot hand the qual a filter of its own (its argument is internal)
+SELECT bf_runtime_filter(NULL::internal, 5);
+-- auto: not for a hash join whose inner side fits in memory
+SET bloomfilter.runtime_join_filter = auto;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_outer o JOIN rt_inner i ON i.k = o.k;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+RESET bloomfilter.runtime_join_filter;
+DROP FUNCTION rt_answers(), rt_batches(text), rt_rescans();
+DROP TABLE rt_outer, rt_inner, rt_mid, rt_pick;
+
 DROP FUNCTION jf_answers(), test_explain(text, text, boolean);
 DROP TABLE jf_big, jf_small, jf_pairs, jf_pair_dim;
 DROP ROLE jf_reader;

@@ -1,0 +1,616 @@
+/*-------------------------------------------------------------------------
+ *
+ * bf_join_runtime.c
+ *	  Run-time join filters built from a hash join's inner side
+ *	  (bloomfilter.runtime_join_filter).  While the Hash node reads its
+ *	  input, a Bloom filter of the join keys is built; the scan that
+ *	  produces the outer keys tests each row against it, so that a row
+ *	  without a partner is dropped where it is read, before it reaches
+ *	  intermediate joins, sorts or a multi-batch join's temp files.
+ *
+ * How.  The planner hook of bf_join_plan.c calls bf_join_runtime_consider
+ * for each hash join of the finished plan.  It puts a custom node, "Bloom
+ * Build", between the Hash node and its child: the node passes the
+ * child's tuples on unchanged (the same slot; its result type and slot
+ * kind are the child's) and hashes each one's inner key into a filter of
+ * its state.  The outer scan gets the qual bf_runtime_filter($n, key),
+ * $n a new PARAM_EXEC slot into which the build node puts a pointer to
+ * its filter when the executor starts it: each execution (a cursor, a
+ * nested execution of a cached plan, a parallel worker) has its own
+ * parameters, so its own filters, and where nothing set the slot (a
+ * worker running the outer scan without the join) the qual passes every
+ * row.  The parameter is typed internal, so that SQL cannot hand the
+ * function a pointer of its own.
+ *
+ * When a row may be dropped.  Only once the build is complete (the
+ * child returned its end): a hash join may fetch its first outer row
+ * before it builds, and that row passes unfiltered.  A rescan of the
+ * join that rebuilds its hash table rescans the Hash node, and so this
+ * node, at once, which marks the filter incomplete again; a join whose
+ * inner side depends on parameters (which would rescan it only when the
+ * table is built, after the outer side may have been read) gets no
+ * filter.  Only where an outer row without a partner is dropped by the
+ * join: inner, semi and right joins (whose outer side is the nullable
+ * one), the outer scan found through the nodes that bf_join_plan.c's
+ * find_scan crosses; never a Parallel Hash (a worker's build sees part
+ * of the inner side; a plain Hash under a Gather reads all of it in each
+ * process).  The equality must hash alike on both sides (key_ok() of
+ * bf_join_plan.c): then the filter's hashing (bf_hash_datum,
+ * int2/int4/int8 alike) agrees with it.  A NULL outer key is dropped only
+ * where the operator is strict.
+ *
+ * Size and cost.  The filter is sized from the inner side's row estimate
+ * (1 % false positives); when more distinct keys arrive, a layer four
+ * times larger is added (tests probe every layer), up to
+ * RUNTIME_MAX_LAYERS layers or RUNTIME_MAX_BYTES, after which the filter
+ * is dropped (passes every row).  A filter that removed less than a tenth
+ * of its first RUNTIME_PROBE tested keys switches itself off, as
+ * bf_join_prefilter does.
+ *
+ * bloomfilter.runtime_join_filter: off, on (wherever safe) or auto: a
+ * hash join the planner expects to spill to several batches (its inner
+ * side larger than get_hash_memory_limit()), dropping at least 10 000
+ * outer rows and keeping at most 60 % (bf_join_pays, also the index
+ * pre-filter's rule).  EXPLAIN shows the build node with its filters, and
+ * with ANALYZE what each one held, tested and removed.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "bf_index.h"
+#include "bloomfilter.h"
+
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/nodeHash.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+
+#define BUILD_NODE_NAME		"Bloom Build"
+
+
+#define RUNTIME_FPR			0.01
+#define RUNTIME_MIN_KEYS	1024.0
+#define RUNTIME_MAX_LAYERS	8
+#define RUNTIME_GROWTH		4.0
+#define RUNTIME_MAX_BYTES	((Size) 64 * 1024 * 1024)
+/* keys tested before the filter judges whether it pays */
+#define RUNTIME_PROBE		10000
+#define RUNTIME_SEED		INT64CONST(0x5EED0F10)
+#define RUNTIME_MAGIC		0x42465254	/* "BFRT" */
+
+typedef enum
+{
+	RUNTIME_FILTER_OFF,
+	RUNTIME_FILTER_ON,
+	RUNTIME_FILTER_AUTO
+} RuntimeFilterMode;
+
+static const struct config_enum_entry runtime_filter_options[] = {
+	{"off", RUNTIME_FILTER_OFF, false},
+	{"on", RUNTIME_FILTER_ON, false},
+	{"auto", RUNTIME_FILTER_AUTO, false},
+	{NULL, 0, false}
+};
+
+static int	runtime_filter_mode = RUNTIME_FILTER_AUTO;
+
+/* one layer of a filter */
+typedef struct RuntimeLayer
+{
+	uint8	   *bits;
+	uint64		nblocks;
+	int			nhashes;
+	double		capacity;		/* distinct keys it was sized for */
+	double		distinct;		/* keys that set a bit */
+} RuntimeLayer;
+
+/*
+ * One filter: what the build node fills and the qual reads (through the
+ * PARAM_EXEC slot), in the executor's query memory
+ */
+typedef struct RuntimeFilter
+{
+	uint32		magic;
+	int			paramid;
+	MemoryContext mcxt;			/* the query's: layers are made mid-scan */
+	BfTypeInfo	ti;				/* the inner key's hashing */
+	ExprState  *key;			/* the inner key, of the child's tuple */
+	Expr	   *keyexpr;		/* for EXPLAIN */
+	Var		   *outer_column;	/* the outer key's column, for EXPLAIN */
+	bool		strict;			/* a NULL key joins nothing */
+	double		first_capacity;
+	int			nlayers;
+	RuntimeLayer layers[RUNTIME_MAX_LAYERS];
+	Size		bytes;
+	bool		complete;		/* the child returned its end */
+	bool		dropped;		/* too many keys */
+	bool		off;			/* dropped too little */
+	uint64		keys;			/* inner keys hashed */
+	uint64		probe_tested;	/* since the last build, for off */
+	uint64		probe_removed;
+	uint64		tested;			/* in all, for EXPLAIN ANALYZE */
+	uint64		removed;
+} RuntimeFilter;
+
+typedef struct BuildState
+{
+	CustomScanState css;
+	int			nfilters;
+	RuntimeFilter **filters;
+} BuildState;
+
+static Node *build_create_state(CustomScan *cscan);
+static void build_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *build_exec(CustomScanState *node);
+static void build_end(CustomScanState *node);
+static void build_rescan(CustomScanState *node);
+static void build_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+static const CustomScanMethods build_scan_methods = {
+	.CustomName = BUILD_NODE_NAME,
+	.CreateCustomScanState = build_create_state,
+};
+
+static const CustomExecMethods build_exec_methods = {
+	.CustomName = BUILD_NODE_NAME,
+	.BeginCustomScan = build_begin,
+	.ExecCustomScan = build_exec,
+	.EndCustomScan = build_end,
+	.ReScanCustomScan = build_rescan,
+	.ExplainCustomScan = build_explain,
+};
+
+/* ---- the filter ---- */
+
+/* a new layer for capacity keys, or false when the filter may not grow */
+static bool
+add_layer(RuntimeFilter *rf, double capacity)
+{
+	RuntimeLayer *l;
+	uint64		nblocks;
+	int			nhashes;
+
+	if (rf->nlayers >= RUNTIME_MAX_LAYERS ||
+		!bloom_size_for(capacity, RUNTIME_FPR, &nblocks, &nhashes) ||
+		rf->bytes + nblocks * BLOOM_BLOCK_BYTES > RUNTIME_MAX_BYTES)
+		return false;
+	l = &rf->layers[rf->nlayers++];
+	l->bits = MemoryContextAllocExtended(rf->mcxt, nblocks * BLOOM_BLOCK_BYTES,
+										 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	l->nblocks = nblocks;
+	l->nhashes = nhashes;
+	l->capacity = capacity;
+	l->distinct = 0;
+	rf->bytes += nblocks * BLOOM_BLOCK_BYTES;
+	return true;
+}
+
+/* empty, incomplete, as sized by the plan (a build starts or starts again) */
+static void
+reset_filter(RuntimeFilter *rf)
+{
+	for (int i = 0; i < rf->nlayers; i++)
+		pfree(rf->layers[i].bits);
+	rf->nlayers = 0;
+	rf->bytes = 0;
+	rf->complete = false;
+	rf->dropped = !add_layer(rf, rf->first_capacity);
+	rf->off = false;
+	rf->probe_tested = 0;
+	rf->probe_removed = 0;
+}
+
+static void
+add_key(RuntimeFilter *rf, uint64 h)
+{
+	RuntimeLayer *l = &rf->layers[rf->nlayers - 1];
+
+	rf->keys++;
+	if (!bloom_set_hash(l->bits, l->nblocks, l->nhashes, h))
+		return;
+	/* more distinct keys than sized for: a larger layer, or give up */
+	if (++l->distinct > l->capacity &&
+		!add_layer(rf, l->capacity * RUNTIME_GROWTH))
+	{
+		rf->dropped = true;
+		for (int i = 0; i < rf->nlayers; i++)
+			pfree(rf->layers[i].bits);
+		rf->nlayers = 0;
+		rf->bytes = 0;
+	}
+}
+
+static bool
+test_key(const RuntimeFilter *rf, uint64 h)
+{
+	for (int i = 0; i < rf->nlayers; i++)
+		if (bloom_test_hash(rf->layers[i].bits, rf->layers[i].nblocks,
+							rf->layers[i].nhashes, h))
+			return true;
+	return false;
+}
+
+/* ---- the qual ---- */
+
+PG_FUNCTION_INFO_V1(bf_runtime_filter);
+
+/*
+ * bf_runtime_filter(internal, anyelement): false when the key is not in
+ * the complete filter of the hash join's inner side; true where it cannot
+ * tell (no filter in this process, not built yet, dropped, switched off).
+ */
+Datum
+bf_runtime_filter(PG_FUNCTION_ARGS)
+{
+	RuntimeFilter *rf = PG_ARGISNULL(0) ? NULL : (RuntimeFilter *) PG_GETARG_POINTER(0);
+	BfTypeInfo *ti = (BfTypeInfo *) fcinfo->flinfo->fn_extra;
+	bool		found;
+
+	if (rf == NULL || !rf->complete || rf->dropped || rf->off)
+		PG_RETURN_BOOL(true);
+	if (rf->magic != RUNTIME_MAGIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bf_runtime_filter called without a run-time filter")));
+	if (PG_ARGISNULL(1))
+		found = !rf->strict;
+	else
+	{
+		if (ti == NULL)
+		{
+			ti = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(BfTypeInfo));
+			bf_typeinfo_init(ti, get_fn_expr_argtype(fcinfo->flinfo, 1),
+							 PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+			fcinfo->flinfo->fn_extra = ti;
+		}
+		found = test_key(rf, bf_hash_datum(ti, PG_GETARG_DATUM(1), RUNTIME_SEED));
+	}
+	rf->tested++;
+	rf->removed += !found;
+	rf->probe_tested++;
+	rf->probe_removed += !found;
+	if (rf->probe_tested == RUNTIME_PROBE && rf->probe_removed < RUNTIME_PROBE / 10)
+		rf->off = true;
+	PG_RETURN_BOOL(found);
+}
+
+/* ---- the build node ---- */
+
+static Node *
+build_create_state(CustomScan *cscan)
+{
+	BuildState *bs = (BuildState *) newNode(sizeof(BuildState), T_CustomScanState);
+
+	bs->css.methods = &build_exec_methods;
+	return (Node *) bs;
+}
+
+/*
+ * custom_private: the parameters' ids, whether each operator is strict,
+ * each key's collation, each outer key's column; custom_exprs: the inner
+ * keys, as expressions of the child's tuple (OUTER_VAR)
+ */
+static void
+build_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	BuildState *bs = (BuildState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *paramids = linitial(cscan->custom_private);
+	List	   *stricts = lsecond(cscan->custom_private);
+	List	   *colls = lthird(cscan->custom_private);
+	List	   *columns = lfourth(cscan->custom_private);
+	PlanState  *child;
+	bool		fixed;
+	int			i = 0;
+	ListCell   *lc;
+
+	child = ExecInitNode(outerPlan(cscan), estate, eflags);
+	outerPlanState(node) = child;
+	/* the tuples returned are the child's: so are their type and slots */
+	node->ss.ps.resultops = ExecGetResultSlotOps(child, &fixed);
+	node->ss.ps.resultopsfixed = fixed;
+	node->ss.ps.resultopsset = true;
+
+	bs->nfilters = list_length(paramids);
+	bs->filters = palloc0(sizeof(RuntimeFilter *) * bs->nfilters);
+	foreach(lc, cscan->custom_exprs)
+	{
+		RuntimeFilter *rf = palloc0(sizeof(RuntimeFilter));
+		Expr	   *key = lfirst(lc);
+		ParamExecData *prm;
+
+		rf->magic = RUNTIME_MAGIC;
+		rf->mcxt = CurrentMemoryContext;
+		rf->paramid = list_nth_int(paramids, i);
+		rf->strict = list_nth_int(stricts, i) != 0;
+		rf->keyexpr = key;
+		rf->outer_column = list_nth(columns, i);
+		rf->key = ExecInitExpr(key, &node->ss.ps);
+		bf_typeinfo_init(&rf->ti, exprType((Node *) key), list_nth_oid(colls, i),
+						 CurrentMemoryContext);
+		rf->first_capacity = Max(cscan->scan.plan.plan_rows, RUNTIME_MIN_KEYS);
+		reset_filter(rf);
+		/* the scan's qual finds it here */
+		prm = &estate->es_param_exec_vals[rf->paramid];
+		prm->execPlan = NULL;
+		prm->value = PointerGetDatum(rf);
+		prm->isnull = false;
+		bs->filters[i++] = rf;
+	}
+}
+
+static TupleTableSlot *
+build_exec(CustomScanState *node)
+{
+	BuildState *bs = (BuildState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	TupleTableSlot *slot = ExecProcNode(outerPlanState(node));
+	MemoryContext old;
+
+	if (TupIsNull(slot))
+	{
+		for (int i = 0; i < bs->nfilters; i++)
+			bs->filters[i]->complete = true;
+		return slot;
+	}
+	ResetExprContext(econtext);
+	econtext->ecxt_outertuple = slot;
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	for (int i = 0; i < bs->nfilters; i++)
+	{
+		RuntimeFilter *rf = bs->filters[i];
+		bool		isnull;
+		Datum		value;
+
+		if (rf->dropped)
+			continue;
+		value = ExecEvalExpr(rf->key, econtext, &isnull);
+		/* a NULL inner key joins nothing: it need not pass any outer key */
+		if (!isnull)
+			add_key(rf, bf_hash_datum(&rf->ti, value, RUNTIME_SEED));
+	}
+	MemoryContextSwitchTo(old);
+	return slot;
+}
+
+static void
+build_end(CustomScanState *node)
+{
+	BuildState *bs = (BuildState *) node;
+
+	/* no qual may read the filter after this */
+	for (int i = 0; i < bs->nfilters; i++)
+	{
+		ParamExecData *prm = &node->ss.ps.state->es_param_exec_vals[bs->filters[i]->paramid];
+
+		prm->value = (Datum) 0;
+		prm->isnull = true;
+	}
+	ExecEndNode(outerPlanState(node));
+}
+
+/* the hash table is built again: so is the filter, and until then it passes */
+static void
+build_rescan(CustomScanState *node)
+{
+	BuildState *bs = (BuildState *) node;
+
+	for (int i = 0; i < bs->nfilters; i++)
+		reset_filter(bs->filters[i]);
+	if (outerPlanState(node)->chgParam == NULL)
+		ExecReScan(outerPlanState(node));
+}
+
+static void
+build_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	BuildState *bs = (BuildState *) node;
+	List	   *context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
+												   ancestors);
+
+	for (int i = 0; i < bs->nfilters; i++)
+	{
+		RuntimeFilter *rf = bs->filters[i];
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfo(&buf, "$%d: %s tested at %s", rf->paramid,
+						 deparse_expression((Node *) rf->keyexpr, context, true, false),
+						 deparse_expression((Node *) rf->outer_column, context, true, false));
+		if (es->analyze)
+		{
+			appendStringInfo(&buf, " (keys " UINT64_FORMAT ", tested " UINT64_FORMAT
+							 ", removed " UINT64_FORMAT "%s)",
+							 rf->keys, rf->tested, rf->removed,
+							 rf->dropped ? "; dropped: too many keys" :
+							 rf->off ? "; switched off: removed too few" : "");
+		}
+		ExplainPropertyText("Runtime Filter", buf.data, es);
+		pfree(buf.data);
+	}
+}
+
+/* the rule of auto: rows dropped at least, fraction kept at most */
+#define AUTO_MIN_DROPPED	10000.0
+#define AUTO_MAX_KEPT		0.6
+
+/*
+ * Is a filter of the join expected to pay (bloomfilter.join_filter =
+ * auto)?  A lookup in the index costs about a btree descent, more than a
+ * probe of an in-memory hash table, so it pays where the join does more
+ * per outer row: a nested loop (an inner scan per row), a merge join (the
+ * outer side sorted), a hash join whose inner side does not fit in memory
+ * (outer rows written to temp files by batch), and only where the
+ * planner expects it to drop many rows and keep few.  (The index
+ * pre-filter of bf_join_plan.c uses the same rule.)  always:
+ * the setting is on.
+ */
+bool
+bf_join_pays(Join *join, bool always)
+{
+	Plan	   *outer = outerPlan(join);
+	Plan	   *inner = innerPlan(join);
+	double		outer_rows = outer->plan_rows;
+	double		kept;
+
+	if (always)
+		return true;
+	if (outer_rows <= 0)
+		return false;
+	if (IsA(join, HashJoin) &&
+		inner->plan_rows * (inner->plan_width + 24) <= get_hash_memory_limit())
+		return false;
+	/*
+	 * a partner per joined row: the fraction of outer rows that join (for
+	 * an anti join, that find no partner and skip the probe)
+	 */
+	kept = Min(1.0, join->plan.plan_rows / outer_rows);
+	if (join->jointype == JOIN_ANTI)
+		kept = 1.0 - kept;
+	return outer_rows * (1.0 - kept) >= AUTO_MIN_DROPPED && kept <= AUTO_MAX_KEPT;
+}
+
+/* ---- the rewrite of a hash join ---- */
+
+/*
+ * The build node above child: its tuples' columns, as Vars of the child's
+ * output (custom_scan_tlist) and of that (targetlist, INDEX_VAR)
+ */
+static CustomScan *
+make_build_node(Plan *child, int node_id)
+{
+	CustomScan *cs = makeNode(CustomScan);
+	ListCell   *lc;
+
+	cs->scan.plan.startup_cost = child->startup_cost;
+	/* a hash per row, about what a qual's operator costs */
+	cs->scan.plan.total_cost = child->total_cost + cpu_operator_cost * child->plan_rows;
+	cs->scan.plan.plan_rows = child->plan_rows;
+	cs->scan.plan.plan_width = child->plan_width;
+	cs->scan.plan.parallel_aware = false;
+	cs->scan.plan.parallel_safe = child->parallel_safe;
+	cs->scan.plan.plan_node_id = node_id;
+	cs->scan.plan.extParam = bms_copy(child->extParam);
+	cs->scan.plan.allParam = bms_copy(child->allParam);
+	cs->scan.plan.lefttree = child;
+	cs->scan.scanrelid = 0;
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		cs->custom_scan_tlist = lappend(cs->custom_scan_tlist,
+										makeTargetEntry((Expr *) makeVarFromTargetEntry(OUTER_VAR, tle),
+														tle->resno, tle->resname, tle->resjunk));
+		cs->scan.plan.targetlist = lappend(cs->scan.plan.targetlist,
+										   makeTargetEntry((Expr *) makeVarFromTargetEntry(INDEX_VAR, tle),
+														   tle->resno, tle->resname, tle->resjunk));
+	}
+	cs->methods = &build_scan_methods;
+	return cs;
+}
+
+/* may the filter hash keys of type t (an integer of any width, or the same type on both sides)? */
+static bool
+hashable(Oid t)
+{
+	int			family = bf_family_of_type(getBaseType(t));
+
+	return family != BF_FAMILY_RECORD &&
+		(family != BF_FAMILY_OTHER || bf_other_type_ok(getBaseType(t)));
+}
+
+/*
+ * Give the hash join a build node and the outer scans of keys (of
+ * bf_join_plan.c, BfRuntimeKey) their quals, where it is safe and the
+ * setting says so
+ */
+bool
+bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid funcoid,
+						 int *last_node_id)
+{
+	Hash	   *hash = (Hash *) innerPlan(join);
+	Plan	   *child;
+	List	   *paramids = NIL,
+			   *stricts = NIL,
+			   *colls = NIL,
+			   *columns = NIL,
+			   *ikeys = NIL;
+	ListCell   *lc;
+	CustomScan *cs;
+
+	if (runtime_filter_mode == RUNTIME_FILTER_OFF ||
+		(join->join.jointype != JOIN_INNER && join->join.jointype != JOIN_SEMI &&
+		 join->join.jointype != JOIN_RIGHT) ||
+		hash == NULL || !IsA(hash, Hash) || hash->plan.parallel_aware ||
+		join->join.plan.parallel_aware || (child = outerPlan(hash)) == NULL)
+		return false;
+
+	/*
+	 * An inner side that depends on parameters is rescanned only when the
+	 * table is built again, after the outer side may have been read with
+	 * the old filter; and a Hash node already given a build node is left.
+	 */
+	if (!bms_is_empty(hash->plan.allParam) || IsA(child, CustomScan) ||
+		!bf_join_pays((Join *) join, runtime_filter_mode == RUNTIME_FILTER_ON))
+		return false;
+	foreach(lc, keys)
+	{
+		BfRuntimeKey *k = lfirst(lc);
+		Param	   *prm;
+		FuncExpr   *f;
+
+		if (!hashable(exprType(linitial(k->clause->args))) ||
+			!hashable(exprType((Node *) k->inner_key)))
+			continue;
+		prm = makeNode(Param);
+		prm->paramkind = PARAM_EXEC;
+		prm->paramid = list_length(stmt->paramExecTypes);
+		prm->paramtype = INTERNALOID;
+		prm->paramtypmod = -1;
+		prm->paramcollid = InvalidOid;
+		prm->location = -1;
+		stmt->paramExecTypes = lappend_oid(stmt->paramExecTypes, INTERNALOID);
+		f = makeFuncExpr(funcoid, BOOLOID, list_make2(prm, copyObject(k->var)),
+						 InvalidOid, k->clause->inputcollid, COERCE_EXPLICIT_CALL);
+		k->scan->plan.qual = lappend(k->scan->plan.qual, f);
+		paramids = lappend_int(paramids, prm->paramid);
+		stricts = lappend_int(stricts, op_strict(k->clause->opno));
+		colls = lappend_oid(colls, k->clause->inputcollid);
+		columns = lappend(columns, copyObject(k->column));
+		ikeys = lappend(ikeys, copyObject(k->inner_key));
+	}
+	if (ikeys == NIL)
+		return false;
+	cs = make_build_node(child, ++*last_node_id);
+	cs->custom_exprs = ikeys;
+	cs->custom_private = list_make4(paramids, stricts, colls, columns);
+	hash->plan.lefttree = (Plan *) cs;
+	return true;
+}
+
+/* ---- the setting ---- */
+
+bool
+bf_join_runtime_enabled(void)
+{
+	return runtime_filter_mode != RUNTIME_FILTER_OFF;
+}
+
+void
+bf_join_runtime_init(void)
+{
+	DefineCustomEnumVariable("bloomfilter.runtime_join_filter",
+							 "Adds run-time join filters built from hash joins' inner sides to query plans.",
+							 "off: never; on: wherever safe; auto: for hash joins the planner expects to spill to several batches, dropping at least 10000 outer rows and keeping at most 60 %.",
+							 &runtime_filter_mode, RUNTIME_FILTER_AUTO, runtime_filter_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	RegisterCustomScanMethods(&build_scan_methods);
+}
