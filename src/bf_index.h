@@ -51,6 +51,7 @@
 #include "utils/array.h"
 #include "storage/buf.h"
 #include "storage/bufpage.h"
+#include "utils/guc.h"
 #include "utils/rel.h"
 
 #define BF_INDEX_MAGIC		0x424C4958	/* "BLIX" */
@@ -241,6 +242,8 @@ extern bool bf_index_readable(Relation index, Oid userid, Oid relid,
 extern void bf_index_check_access(Relation index);
 extern void bf_index_check_access_oid(Oid indexoid);
 extern bool bf_index_current(Relation index);
+extern bool bf_index_complete(Form_pg_index ix);
+extern bool bf_index_answers(Relation index);
 
 /*
  * A caller's state for repeated lookups (bf_index_might_contain_cached):
@@ -315,6 +318,15 @@ typedef struct BfRuntimeKey
 } BfRuntimeKey;
 
 extern void bf_join_runtime_init(void);
+
+/* bloomfilter.join_filter and bloomfilter.runtime_join_filter */
+typedef enum BfJoinFilterMode
+{
+	BF_JOIN_FILTER_OFF,
+	BF_JOIN_FILTER_ON,
+	BF_JOIN_FILTER_AUTO
+} BfJoinFilterMode;
+extern const struct config_enum_entry bf_join_filter_options[];
 extern bool bf_join_pays(Join *join, bool always);
 extern bool bf_join_runtime_enabled(void);
 extern bool bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys,

@@ -107,6 +107,28 @@ bf_index_current(Relation index)
 							  TransactionXmin);
 }
 
+/*
+ * Does the index hold every key of its table: built, ready for inserts
+ * and not being dropped (any index: the test of a catalog row)
+ */
+bool
+bf_index_complete(Form_pg_index ix)
+{
+	return ix->indisvalid && ix->indisready && ix->indislive;
+}
+
+/*
+ * May a lookup in this transaction trust the index's "absent": a complete
+ * bloomfilter index, not newer than the snapshots (the join filters'
+ * test, which must not fail where bf_index_check_complete would)
+ */
+bool
+bf_index_answers(Relation index)
+{
+	return bf_is_bloomfilter_index(index) && bf_index_complete(index->rd_index) &&
+		bf_index_current(index);
+}
+
 /* error out unless the current user may read the index */
 void
 bf_index_check_access(Relation index)
@@ -143,9 +165,7 @@ bf_index_check_access_oid(Oid indexoid)
 void
 bf_index_check_complete(Relation index)
 {
-	Form_pg_index ix = index->rd_index;
-
-	if (ix->indisvalid && ix->indisready && ix->indislive)
+	if (bf_index_complete(index->rd_index))
 		return;
 	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
 		ereport(ERROR,

@@ -243,8 +243,7 @@ bf_sibling_open(IndexScanDesc scan, ScanKey skeys)
 			continue;
 		sib = index_open(lfirst_oid(lc), AccessShareLock);
 		ok = (sib->rd_rel->relam == BTREE_AM_OID || sib->rd_rel->relam == HASH_AM_OID) &&
-			sib->rd_index->indisvalid && sib->rd_index->indisready &&
-			sib->rd_index->indislive && RelationGetIndexPredicate(sib) == NIL &&
+			bf_index_complete(sib->rd_index) && RelationGetIndexPredicate(sib) == NIL &&
 			IndexRelationGetNumberOfKeyAttributes(sib) >= ncols;
 		for (int i = 0; ok && i < scan->numberOfKeys; i++)
 		{

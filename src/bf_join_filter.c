@@ -57,9 +57,7 @@ usable(Oid indexoid, Oid userid)
 	ok = index->rd_rel->relkind == RELKIND_INDEX &&
 		get_rel_relkind(index->rd_index->indrelid) == RELKIND_RELATION &&
 		!bf_citus_table(index->rd_index->indrelid) &&
-		bf_is_bloomfilter_index(index) &&
-		index->rd_index->indisvalid && index->rd_index->indisready &&
-		index->rd_index->indislive && bf_index_current(index) &&
+		bf_index_answers(index) &&
 		bf_index_readable(index, userid, index->rd_index->indrelid, NULL) &&
 		check_enable_rls(index->rd_index->indrelid, userid, true) == RLS_NONE;
 	relation_close(index, NoLock);

@@ -81,21 +81,7 @@
 #include "utils/rls.h"
 #include "utils/syscache.h"
 
-typedef enum
-{
-	JOIN_FILTER_OFF,
-	JOIN_FILTER_ON,
-	JOIN_FILTER_AUTO
-} JoinFilterMode;
-
-static const struct config_enum_entry join_filter_options[] = {
-	{"off", JOIN_FILTER_OFF, false},
-	{"on", JOIN_FILTER_ON, false},
-	{"auto", JOIN_FILTER_AUTO, false},
-	{NULL, 0, false}
-};
-
-static int	join_filter_mode = JOIN_FILTER_AUTO;
+static int	join_filter_mode = BF_JOIN_FILTER_AUTO;
 static planner_hook_type prev_planner = NULL;
 
 
@@ -107,7 +93,7 @@ typedef struct JoinRewrite
 	Oid			runtime_funcoid;	/* bf_runtime_filter(internal, anyelement) */
 	bool		changed;
 	bool		runtime_changed;
-	int			last_node_id;	/* of the plan's nodes, to number new ones */
+	int			last_node_id;	/* node_ids(): -1 until a node is added */
 } JoinRewrite;
 
 /* ---- finding the scan behind a join key ---- */
@@ -143,6 +129,23 @@ is_plain_scan(Plan *p)
 }
 
 /*
+ * The table's column that an index-only scan's Var v (INDEX_VAR, a column
+ * of the index) stands for; NULL when it is not a plain column
+ */
+static Var *
+index_column(IndexOnlyScan *ios, Var *v)
+{
+	TargetEntry *tle;
+	Var		   *col;
+
+	if (v->varno != INDEX_VAR ||
+		(tle = get_tle_by_resno(ios->indextlist, v->varattno)) == NULL)
+		return NULL;
+	col = (Var *) strip(tle->expr);
+	return IsA(col, Var) && col->varattno > 0 ? col : NULL;
+}
+
+/*
  * Follow the Var e (OUTER_VAR or INNER_VAR of a node whose children are
  * outer and inner) down to the scan that produces it unchanged: *scan,
  * the Var a qual of the scan names it by (*var), and the table's column
@@ -171,17 +174,8 @@ find_scan(Plan *outer, Plan *inner, Expr *e, bool outer_side, Scan **scan,
 
 		if (!IsA(sv, Var) || sv->varattno <= 0 || sv->varlevelsup != 0)
 			return false;
-		if (IsA(p, IndexOnlyScan))
-		{
-			TargetEntry *itle;
-
-			if (sv->varno != INDEX_VAR ||
-				(itle = get_tle_by_resno(((IndexOnlyScan *) p)->indextlist, sv->varattno)) == NULL)
-				return false;
-			col = (Var *) strip(itle->expr);
-			if (!IsA(col, Var) || col->varattno <= 0)
-				return false;
-		}
+		if (IsA(p, IndexOnlyScan) && (col = index_column((IndexOnlyScan *) p, sv)) == NULL)
+			return false;
 		if (col->varno != (int) ((Scan *) p)->scanrelid)
 			return false;
 		*scan = (Scan *) p;
@@ -316,9 +310,7 @@ inner_index(PlannedStmt *stmt, List *pairs, List **keys)
 		int			n = index->rd_index->indnkeyatts;
 		List	   *match = NIL;
 
-		if (n > best && bf_is_bloomfilter_index(index) && bf_index_current(index) &&
-			index->rd_index->indisvalid && index->rd_index->indisready &&
-			index->rd_index->indislive &&
+		if (n > best && bf_index_answers(index) &&
 			RelationGetIndexExpressions(index) == NIL &&
 			RelationGetIndexPredicate(index) == NIL &&
 			bf_index_readable(index, GetUserId(), rte->relid, NULL))
@@ -358,7 +350,7 @@ inner_index(PlannedStmt *stmt, List *pairs, List **keys)
 static bool
 pays(Join *join)
 {
-	return bf_join_pays(join, join_filter_mode == JOIN_FILTER_ON);
+	return bf_join_pays(join, join_filter_mode == BF_JOIN_FILTER_ON);
 }
 
 /*
@@ -483,19 +475,13 @@ param_pairs(List *pairs, NestLoop *nl, bool as_params)
 	Plan	   *p;
 	ListCell   *lc;
 	List	   *quals;
-	List	   *indextlist = NIL;
 
 	if (slot == NULL)
 		return pairs;
 	p = *slot;
-	if (IsA(p, IndexScan))
-		quals = ((IndexScan *) p)->indexqualorig;
-	else
-	{
-		/* its index quals name the index's columns (INDEX_VAR) */
-		quals = ((IndexOnlyScan *) p)->indexqual;
-		indextlist = ((IndexOnlyScan *) p)->indextlist;
-	}
+	/* an index-only scan's quals name the index's columns (INDEX_VAR) */
+	quals = IsA(p, IndexScan) ? ((IndexScan *) p)->indexqualorig :
+		((IndexOnlyScan *) p)->indexqual;
 	foreach(lc, quals)
 	{
 		OpExpr	   *op = lfirst(lc);
@@ -509,14 +495,8 @@ param_pairs(List *pairs, NestLoop *nl, bool as_params)
 		prm = (Param *) strip(lsecond(op->args));
 		if (!IsA(v, Var) || !IsA(prm, Param) || prm->paramkind != PARAM_EXEC)
 			continue;
-		if (indextlist != NIL && v->varno == INDEX_VAR)
-		{
-			TargetEntry *tle = get_tle_by_resno(indextlist, v->varattno);
-
-			v = tle ? (Var *) strip(tle->expr) : NULL;
-			if (v == NULL || !IsA(v, Var))
-				continue;
-		}
+		if (IsA(p, IndexOnlyScan) && (v = index_column((IndexOnlyScan *) p, v)) == NULL)
+			continue;
 		if (v->varno != (int) ((Scan *) p)->scanrelid || v->varattno <= 0)
 			continue;
 		if (as_params)
@@ -541,25 +521,56 @@ param_pairs(List *pairs, NestLoop *nl, bool as_params)
 	return pairs;
 }
 
-/* the largest plan_node_id in the plan, to number a new node */
+/* the plans below p that walk() and max_node_id() visit */
+static List *
+child_plans(Plan *p)
+{
+	List	   *children = NIL;
+
+	if (outerPlan(p))
+		children = lappend(children, outerPlan(p));
+	if (innerPlan(p))
+		children = lappend(children, innerPlan(p));
+	if (IsA(p, Append))
+		children = list_concat(children, ((Append *) p)->appendplans);
+	else if (IsA(p, MergeAppend))
+		children = list_concat(children, ((MergeAppend *) p)->mergeplans);
+	else if (IsA(p, SubqueryScan))
+		children = lappend(children, ((SubqueryScan *) p)->subplan);
+	return children;
+}
+
+/* the largest plan_node_id in the plan */
 static int
 max_node_id(Plan *p)
 {
-	int			m;
+	List	   *children = child_plans(p);
+	ListCell   *lc;
+	int			m = p->plan_node_id;
+
+	foreach(lc, children)
+		m = Max(m, max_node_id(lfirst(lc)));
+	list_free(children);
+	return m;
+}
+
+/*
+ * The last plan_node_id given out, to number a new node from: found in
+ * the plan the first time a node is added (most plans get none)
+ */
+static int *
+node_ids(JoinRewrite *rw)
+{
 	ListCell   *lc;
 
-	if (p == NULL)
-		return -1;
-	m = Max(p->plan_node_id, Max(max_node_id(p->lefttree), max_node_id(p->righttree)));
-	if (IsA(p, Append))
-		foreach(lc, ((Append *) p)->appendplans)
-			m = Max(m, max_node_id(lfirst(lc)));
-	else if (IsA(p, MergeAppend))
-		foreach(lc, ((MergeAppend *) p)->mergeplans)
-			m = Max(m, max_node_id(lfirst(lc)));
-	else if (IsA(p, SubqueryScan))
-		m = Max(m, max_node_id(((SubqueryScan *) p)->subplan));
-	return m;
+	if (rw->last_node_id < 0)
+	{
+		rw->last_node_id = max_node_id(rw->stmt->planTree);
+		foreach(lc, rw->stmt->subplans)
+			if (lfirst(lc))
+				rw->last_node_id = Max(rw->last_node_id, max_node_id(lfirst(lc)));
+	}
+	return &rw->last_node_id;
 }
 
 /*
@@ -588,7 +599,7 @@ gate_inner_scan(JoinRewrite *rw, NestLoop *nl)
 	memcpy(&r->plan, scan, sizeof(Plan));
 	r->plan.type = T_Result;
 	r->plan.parallel_aware = false;
-	r->plan.plan_node_id = ++rw->last_node_id;
+	r->plan.plan_node_id = ++*node_ids(rw);
 	r->plan.targetlist = NIL;
 	foreach(lc, scan->targetlist)
 	{
@@ -736,7 +747,7 @@ runtime_filters(JoinRewrite *rw, HashJoin *join)
 		keys = lappend(keys, k);
 	}
 	if (keys != NIL &&
-		bf_join_runtime_consider(rw->stmt, join, keys, rw->runtime_funcoid, &rw->last_node_id))
+		bf_join_runtime_consider(rw->stmt, join, keys, rw->runtime_funcoid, node_ids(rw)))
 		rw->runtime_changed = true;
 }
 
@@ -747,7 +758,7 @@ runtime_filters(JoinRewrite *rw, HashJoin *join)
 static void
 consider_join(JoinRewrite *rw, Join *join)
 {
-	if (join_filter_mode != JOIN_FILTER_OFF && OidIsValid(rw->funcoid))
+	if (join_filter_mode != BF_JOIN_FILTER_OFF && OidIsValid(rw->funcoid))
 		index_filters(rw, join);
 	if (IsA(join, HashJoin) && OidIsValid(rw->runtime_funcoid))
 		runtime_filters(rw, (HashJoin *) join);
@@ -756,6 +767,7 @@ consider_join(JoinRewrite *rw, Join *join)
 static void
 walk(JoinRewrite *rw, Plan *p)
 {
+	List	   *children;
 	ListCell   *lc;
 
 	if (p == NULL)
@@ -763,16 +775,11 @@ walk(JoinRewrite *rw, Plan *p)
 	check_stack_depth();
 	if (IsA(p, NestLoop) || IsA(p, HashJoin) || IsA(p, MergeJoin))
 		consider_join(rw, (Join *) p);
-	walk(rw, outerPlan(p));
-	walk(rw, innerPlan(p));
-	if (IsA(p, Append))
-		foreach(lc, ((Append *) p)->appendplans)
-			walk(rw, lfirst(lc));
-	else if (IsA(p, MergeAppend))
-		foreach(lc, ((MergeAppend *) p)->mergeplans)
-			walk(rw, lfirst(lc));
-	else if (IsA(p, SubqueryScan))
-		walk(rw, ((SubqueryScan *) p)->subplan);
+	/* after the join: a node it added above a child is walked too */
+	children = child_plans(p);
+	foreach(lc, children)
+		walk(rw, lfirst(lc));
+	list_free(children);
 }
 
 /*
@@ -836,7 +843,7 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 	ListCell   *lc;
 
 	/* a join needs two relations */
-	if ((join_filter_mode == JOIN_FILTER_OFF && !bf_join_runtime_enabled()) ||
+	if ((join_filter_mode == BF_JOIN_FILTER_OFF && !bf_join_runtime_enabled()) ||
 		!IsTransactionState() || list_length(stmt->rtable) < 2)
 		return stmt;
 	rw.stmt = stmt;
@@ -847,9 +854,7 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		extension_function("bf_runtime_filter", INTERNALOID, &runtime_cached) : InvalidOid;
 	if (!OidIsValid(rw.funcoid) && !OidIsValid(rw.runtime_funcoid))
 		return stmt;
-	rw.last_node_id = max_node_id(stmt->planTree);
-	foreach(lc, stmt->subplans)
-		rw.last_node_id = Max(rw.last_node_id, max_node_id(lfirst(lc)));
+	rw.last_node_id = -1;		/* not known yet: node_ids() */
 	walk(&rw, stmt->planTree);
 	foreach(lc, stmt->subplans)
 		walk(&rw, lfirst(lc));
@@ -868,7 +873,7 @@ bf_join_define_gucs(void)
 	DefineCustomEnumVariable("bloomfilter.join_filter",
 							 "Adds join pre-filters from bloomfilter indexes to query plans.",
 							 "off: never; on: wherever safe; auto: where the planner expects at least 10000 outer rows dropped and at most 60 % kept.",
-							 &join_filter_mode, JOIN_FILTER_AUTO, join_filter_options,
+							 &join_filter_mode, BF_JOIN_FILTER_AUTO, bf_join_filter_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	prev_planner = planner_hook;
 	planner_hook = bf_planner;

@@ -86,21 +86,15 @@
 #define RUNTIME_SEED		INT64CONST(0x5EED0F10)
 #define RUNTIME_MAGIC		0x42465254	/* "BFRT" */
 
-typedef enum
-{
-	RUNTIME_FILTER_OFF,
-	RUNTIME_FILTER_ON,
-	RUNTIME_FILTER_AUTO
-} RuntimeFilterMode;
-
-static const struct config_enum_entry runtime_filter_options[] = {
-	{"off", RUNTIME_FILTER_OFF, false},
-	{"on", RUNTIME_FILTER_ON, false},
-	{"auto", RUNTIME_FILTER_AUTO, false},
+/* the values of both settings of join filters */
+const struct config_enum_entry bf_join_filter_options[] = {
+	{"off", BF_JOIN_FILTER_OFF, false},
+	{"on", BF_JOIN_FILTER_ON, false},
+	{"auto", BF_JOIN_FILTER_AUTO, false},
 	{NULL, 0, false}
 };
 
-static int	runtime_filter_mode = RUNTIME_FILTER_AUTO;
+static int	runtime_filter_mode = BF_JOIN_FILTER_AUTO;
 
 /* one layer of a filter */
 typedef struct RuntimeLayer
@@ -546,7 +540,7 @@ bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid func
 	ListCell   *lc;
 	CustomScan *cs;
 
-	if (runtime_filter_mode == RUNTIME_FILTER_OFF ||
+	if (runtime_filter_mode == BF_JOIN_FILTER_OFF ||
 		(join->join.jointype != JOIN_INNER && join->join.jointype != JOIN_SEMI &&
 		 join->join.jointype != JOIN_RIGHT) ||
 		hash == NULL || !IsA(hash, Hash) || hash->plan.parallel_aware ||
@@ -559,7 +553,7 @@ bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid func
 	 * the old filter; and a Hash node already given a build node is left.
 	 */
 	if (!bms_is_empty(hash->plan.allParam) || IsA(child, CustomScan) ||
-		!bf_join_pays((Join *) join, runtime_filter_mode == RUNTIME_FILTER_ON))
+		!bf_join_pays((Join *) join, runtime_filter_mode == BF_JOIN_FILTER_ON))
 		return false;
 	foreach(lc, keys)
 	{
@@ -601,7 +595,7 @@ bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid func
 bool
 bf_join_runtime_enabled(void)
 {
-	return runtime_filter_mode != RUNTIME_FILTER_OFF;
+	return runtime_filter_mode != BF_JOIN_FILTER_OFF;
 }
 
 void
@@ -610,7 +604,7 @@ bf_join_runtime_init(void)
 	DefineCustomEnumVariable("bloomfilter.runtime_join_filter",
 							 "Adds run-time join filters built from hash joins' inner sides to query plans.",
 							 "off: never; on: wherever safe; auto: for hash joins the planner expects to spill to several batches, dropping at least 10000 outer rows and keeping at most 60 %.",
-							 &runtime_filter_mode, RUNTIME_FILTER_AUTO, runtime_filter_options,
+							 &runtime_filter_mode, BF_JOIN_FILTER_AUTO, bf_join_filter_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	RegisterCustomScanMethods(&build_scan_methods);
 }

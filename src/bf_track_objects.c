@@ -17,6 +17,7 @@
  *-------------------------------------------------------------------------
  */
 #include "bf_track.h"
+#include "bf_index.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -100,7 +101,7 @@ bf_index_usable(Oid indexoid)
 	if (!HeapTupleIsValid(tup))
 		return false;
 	idx = (Form_pg_index) GETSTRUCT(tup);
-	ok = idx->indisvalid && idx->indisready && idx->indislive;
+	ok = bf_index_complete(idx);
 	ReleaseSysCache(tup);
 	return ok;
 }
