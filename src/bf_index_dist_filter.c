@@ -308,6 +308,17 @@ union_patch(const UnionLayout *lay, const ShardPatch *sp, bytea **out)
 	return true;
 }
 
+/* what both entry points start from: the table, its shards, the extension */
+typedef struct DistCall
+{
+	Oid			heapoid;
+	List	   *colnames;
+	int			save_nestlevel;
+	const char *nsp;			/* the extension's schema, quoted */
+	Oid			owner;			/* the extension's owner */
+	List	   *shards;
+} DistCall;
+
 /* ---- the position rows ---- */
 
 static ArrayType *
@@ -337,22 +348,15 @@ int8_values(Datum arr, int *n)
 
 /* run a statement on the position table as the extension's owner */
 static int
-as_owner(const char *sql, int nargs, Oid *types, Datum *values, bool read_only)
+as_owner(const DistCall *dc, const char *sql, int nargs, Oid *types, Datum *values,
+		 bool read_only)
 {
 	Oid			save_userid;
 	int			save_sec;
-	Oid			owner;
-	bool		isnull;
 	int			rc;
 
-	if (SPI_execute("SELECT e.extowner FROM pg_catalog.pg_extension e "
-					"WHERE e.extname = 'bloomfilter'", true, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		elog(ERROR, "the extension bloomfilter has no owner");
-	owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
-										   &isnull));
 	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	SetUserIdAndSecContext(dc->owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
 	rc = SPI_execute_with_args(sql, nargs, types, values, NULL, read_only, 0);
 	SetUserIdAndSecContext(save_userid, save_sec);
 	return rc;
@@ -360,7 +364,7 @@ as_owner(const char *sql, int nargs, Oid *types, Datum *values, bool read_only)
 
 /* the layout position since of indexoid recorded; false when none */
 static bool
-fetch_position(const char *nsp, Oid indexoid, uint64 since, UnionLayout *lay)
+fetch_position(const DistCall *dc, Oid indexoid, uint64 since, UnionLayout *lay)
 {
 	Oid			types[2] = {INT8OID, OIDOID};
 	Datum		args[2] = {Int64GetDatum((int64) (since & ~DIST_POSITION_TAG)),
@@ -372,9 +376,9 @@ fetch_position(const char *nsp, Oid indexoid, uint64 since, UnionLayout *lay)
 
 	if ((since & DIST_POSITION_TAG) != DIST_POSITION_TAG)
 		return false;
-	if (as_owner(psprintf("SELECT shards, placements, lengths, heads, starts, layers, total, "
-						  "header, kind, lsns FROM %s.bf_dist_position "
-						  "WHERE position = $1 AND indexrelid = $2", nsp),
+	if (as_owner(dc, psprintf("SELECT shards, placements, lengths, heads, starts, layers, total, "
+							  "header, kind, lsns FROM %s.bf_dist_position "
+							  "WHERE position = $1 AND indexrelid = $2", dc->nsp),
 				 2, types, args, true) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the positions of distributed filters");
 	if (SPI_processed != 1)
@@ -400,7 +404,8 @@ fetch_position(const char *nsp, Oid indexoid, uint64 since, UnionLayout *lay)
  * standby)
  */
 static uint64
-record_position(const char *nsp, Oid indexoid, const UnionLayout *lay, const ShardPatch *sp)
+record_position(const DistCall *dc, Oid indexoid, const UnionLayout *lay,
+				const ShardPatch *sp)
 {
 	Oid			types[11] = {OIDOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
 	INT8ARRAYOID, INT8ARRAYOID, INT8OID, BYTEAOID, INT8OID, INT8ARRAYOID};
@@ -424,17 +429,17 @@ record_position(const char *nsp, Oid indexoid, const UnionLayout *lay, const Sha
 	args[8] = PointerGetDatum(lay->header);
 	args[9] = Int64GetDatum(lay->kind);
 	args[10] = PointerGetDatum(int8_array(lsns, lay->nshards));
-	if (as_owner(psprintf("INSERT INTO %s.bf_dist_position (indexrelid, shards, placements, "
-						  "lengths, heads, starts, layers, total, header, kind, lsns) "
-						  "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
-						  "RETURNING position", nsp),
+	if (as_owner(dc, psprintf("INSERT INTO %s.bf_dist_position (indexrelid, shards, placements, "
+							  "lengths, heads, starts, layers, total, header, kind, lsns) "
+							  "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) "
+							  "RETURNING position", dc->nsp),
 				 11, types, args, false) != SPI_OK_INSERT_RETURNING || SPI_processed != 1)
 		elog(ERROR, "could not record the position of a distributed filter");
 	position = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	/* now and then, forget the positions of more than a day ago */
 	if (position % 64 == 0 &&
-		as_owner(psprintf("DELETE FROM %s.bf_dist_position "
-						  "WHERE made < pg_catalog.now() - interval '1 day'", nsp),
+		as_owner(dc, psprintf("DELETE FROM %s.bf_dist_position "
+							  "WHERE made < pg_catalog.now() - interval '1 day'", dc->nsp),
 				 0, NULL, NULL, false) != SPI_OK_DELETE)
 		elog(ERROR, "could not forget old positions of distributed filters");
 	return DIST_POSITION_TAG | (uint64) position;
@@ -461,28 +466,22 @@ same_shards(const UnionLayout *lay, List *shards)
 
 /* ---- the SQL-facing entry points ---- */
 
-/* the extension's schema, quoted; inside SPI */
-static const char *
-ext_schema(void)
+/* the extension's schema (quoted) and owner, into dc; inside SPI */
+static void
+read_extension(DistCall *dc)
 {
-	if (SPI_execute("SELECT pg_catalog.quote_ident(n.nspname) "
+	bool		isnull;
+
+	if (SPI_execute("SELECT pg_catalog.quote_ident(n.nspname), e.extowner "
 					"FROM pg_catalog.pg_extension e "
 					"JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
 					"WHERE e.extname = 'bloomfilter'", true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
-		elog(ERROR, "the extension bloomfilter has no schema");
-	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		elog(ERROR, "the extension bloomfilter is not installed");
+	dc->nsp = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	dc->owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+											   2, &isnull));
 }
-
-/* what both entry points start from: the table, its shards, the schema */
-typedef struct DistCall
-{
-	Oid			heapoid;
-	List	   *colnames;
-	int			save_nestlevel;
-	const char *nsp;
-	List	   *shards;
-} DistCall;
 
 /* false when indexoid is not of a table of Citus's; else inside SPI */
 static bool
@@ -493,7 +492,7 @@ dist_begin(Oid indexoid, DistCall *dc)
 		return false;
 	dc->colnames = bf_dist_index_colnames(dc->heapoid, indexoid);
 	dc->save_nestlevel = bf_dist_spi_begin();
-	dc->nsp = ext_schema();
+	read_extension(dc);
 	dc->shards = bf_dist_shards(dc->heapoid);
 	return true;
 }
@@ -542,7 +541,7 @@ bf_dist_index_changes(FunctionCallInfo fcinfo, Oid indexoid, bool since_null,
 
 	if (!dist_begin(indexoid, &dc))
 		return false;
-	known = !since_null && fetch_position(dc.nsp, indexoid, since, &lay) &&
+	known = !since_null && fetch_position(&dc, indexoid, since, &lay) &&
 		same_shards(&lay, dc.shards);
 	if (known)
 	{
@@ -571,7 +570,7 @@ bf_dist_index_changes(FunctionCallInfo fcinfo, Oid indexoid, bool since_null,
 		patch = bf_patch_finish(&pb, true, false, len);
 		MemoryContextSwitchTo(old);
 	}
-	next = record_position(dc.nsp, indexoid, &lay, sp);
+	next = record_position(&dc, indexoid, &lay, sp);
 	bf_dist_spi_end(dc.save_nestlevel);
 	bf_changes_result(fcinfo, next, !known, patch);
 	return true;
