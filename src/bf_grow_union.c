@@ -25,6 +25,7 @@ typedef struct UnionParts
 	const uint8 *layer[BLOOM_GROW_MAX_LAYERS];
 	BloomHeader hdr[BLOOM_GROW_MAX_LAYERS];
 	uint64		blocks;
+	int			kind;			/* the first layer with a family, or 0 */
 } UnionParts;
 
 static void
@@ -39,12 +40,18 @@ add_layer(UnionParts *u, const uint8 *bytes, const BloomHeader *h)
 				 errhint("Combine fewer filters (a growing filter counts one layer per layer it has).")));
 	if (u->n > 0)
 	{
-		/* the same kind of filter apart from the sizing */
+		/*
+		 * the same kind of filter apart from the sizing, as the first layer
+		 * with a family (an empty one takes any)
+		 */
+		const BloomHeader *kind = &u->hdr[u->kind];
 		BloomHeader sized = *h;
 
-		sized.nblocks = u->hdr[0].nblocks;
-		sized.nhashes = u->hdr[0].nhashes;
-		bf_check_compatible(&u->hdr[0], &sized);
+		sized.nblocks = kind->nblocks;
+		sized.nhashes = kind->nhashes;
+		bf_check_compatible(kind, &sized);
+		if (kind->family == BF_FAMILY_NONE && h->family != BF_FAMILY_NONE)
+			u->kind = u->n;
 	}
 	u->layer[u->n] = bytes;
 	u->hdr[u->n] = *h;
@@ -85,7 +92,7 @@ bf_union_of(struct varlena **filters, int n)
 {
 	UnionParts *u = palloc0(sizeof(UnionParts));
 	BloomGrowHeader gh;
-	const BloomHeader *kind = NULL;
+	const BloomHeader *kind;
 	double		pass = 1.0;
 	Size		size = VARHDRSZ + BLOOM_GROW_HEADER_SIZE;
 	Size		off = BLOOM_GROW_HEADER_SIZE;
@@ -120,10 +127,9 @@ bf_union_of(struct varlena **filters, int n)
 		/* a non-member passes when any layer passes it */
 		if (u->hdr[i].fpr > 0.0)
 			pass *= 1.0 - Min(u->hdr[i].fpr, 1.0);
-		if (kind == NULL && u->hdr[i].family != BF_FAMILY_NONE)
-			kind = &u->hdr[i];
 	}
 	gh.fpr = 1.0 - pass;
+	kind = &u->hdr[u->kind];
 
 	vl = palloc_extended(size, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(vl, size);
@@ -134,7 +140,7 @@ bf_union_of(struct varlena **filters, int n)
 		Size		len = bloom_total_size(h.nblocks);
 
 		memcpy(BF_PAYLOAD(vl) + off, u->layer[i], len);
-		if (kind != NULL)
+		if (h.family == BF_FAMILY_NONE && kind->family != BF_FAMILY_NONE)
 		{
 			bloom_adopt_family(&h, kind);
 			bloom_header_write(BF_PAYLOAD(vl) + off, &h);

@@ -58,6 +58,8 @@ SELECT test_err($$SELECT bf_union_agg(f) FROM u$$);
 -- filters that cannot be side by side
 SELECT test_err($$SELECT bf_union_layered(bf_add(bf_create(10), 1), bf_add(bf_create(10), 'a'::text))$$);
 SELECT test_err($$SELECT bf_union_layered(bf_create(10, 0.01, 1), bf_create(10, 0.01, 2))$$);
+-- (an empty filter first: the others are still compared with each other)
+SELECT test_err($$SELECT bf_union_layered(bf_create(10), bf_add(bf_create(10), 1), bf_add(bf_create(10), 'a'::text))$$);
 SELECT test_err($$SELECT bf_union_layered(VARIADIC ARRAY(SELECT bf_create(10) FROM generate_series(1, 65)))$$);
 -- bad bytes: the capacity must be the layers' sum, reserved bytes 0
 SELECT test_err($$SELECT overlay(f::bytea PLACING '\x01'::bytea FROM 17 FOR 1)::bloomfilter FROM u$$);
