@@ -247,14 +247,15 @@ CREATE FUNCTION bf_live_rows(tbl regclass) RETURNS bigint
 COMMENT ON FUNCTION bf_live_rows(regclass) IS
 	'the live rows of a table and its partitions (n_live_tup); NULL for a table of Citus''s';
 
--- Plain filters of the trigger method are stored in chunks: the registry
--- row keeps the 64-byte header (filter NULL, chunk_bytes set), and
--- bf_registry_chunk one row per chunk_bytes bytes of the bits, so that a
--- write changes and locks only the chunks whose bits it sets.  "inserted"
--- counts the adds that set a bit in the chunk (the value's count is the
--- header's plus the chunks'); "written" is the last writer's transaction,
--- from which bf_tracked_changes tells what changed.  fillfactor leaves
--- room for HOT updates.  Growing filters stay whole values.
+-- Filters of the trigger method are stored in chunks: the registry row
+-- keeps the 64-byte header (filter NULL, chunk_bytes set; a growing
+-- filter's growing header and each layer's header), and bf_registry_chunk
+-- one row per chunk_bytes bytes of each layer's bits, numbered on across
+-- the layers, so that a write changes and locks only the chunks whose bits
+-- it sets.  "inserted" counts the adds that set a bit in the chunk (a
+-- layer's count is its header's plus its chunks'); "written" is the last
+-- writer's transaction, from which bf_tracked_changes tells what changed.
+-- fillfactor leaves room for HOT updates.
 ALTER TABLE bf_registry ADD COLUMN header bytea;
 ALTER TABLE bf_registry ADD COLUMN chunk_bytes integer;
 ALTER TABLE bf_registry ADD COLUMN written xid8;
@@ -270,7 +271,7 @@ ALTER TABLE bf_registry_chunk ALTER COLUMN bits SET STORAGE PLAIN;
 SELECT pg_catalog.pg_extension_config_dump('bf_registry_chunk', '');
 REVOKE ALL ON bf_registry_chunk FROM PUBLIC;
 
--- the existing plain trigger filters, stored in chunks (run once, here)
+-- the existing trigger filters, stored in chunks (run once, here)
 CREATE FUNCTION bf_registry_to_chunks() RETURNS void
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 SELECT bf_registry_to_chunks();

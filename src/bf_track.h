@@ -15,7 +15,8 @@
  *	  bf_track_ddl.c       the DDL event trigger
  *	  bf_track_sync.c      the sync trigger of method 'trigger'
  *	  bf_track_changes.c   which chunks each write changed; change sets
- *	  bf_track_chunks.c    the chunked storage of plain trigger filters
+ *	  bf_track_chunks.c    the chunked storage of trigger filters
+ *	  bf_track_grow.c      growing trigger filters in chunks: new layers
  *	  bf_track_worker.c    the opt-in worker that rebuilds drifted filters
  *
  *-------------------------------------------------------------------------
@@ -85,6 +86,19 @@ typedef struct BfExt
 
 extern const BfExt *bf_ext(Oid fn_oid, bool missing_ok);
 
+/*
+ * A layer of a chunked filter (a plain filter has one, a growing one L):
+ * its header as the registry row holds it (its count without its chunks'),
+ * its chunks' numbers, and where its header starts in the whole value.
+ */
+typedef struct BfChunkLayer
+{
+	BloomHeader hdr;
+	int32		first;
+	int32		nchunks;
+	Size		offset;
+} BfChunkLayer;
+
 /* a registry row as read by bf_registry_fetch */
 typedef struct RegRow
 {
@@ -101,10 +115,19 @@ typedef struct RegRow
 	int64		version;
 	struct varlena *filter_raw; /* as stored (maybe a TOAST pointer), or NULL */
 	struct varlena *changes_raw;	/* as stored, or NULL */
-	/* a chunked filter (filter_raw NULL): its header and chunk size */
+	/*
+	 * A chunked filter (filter_raw NULL): its chunk size, the header of its
+	 * (first) layer, which holds the family and seed of all, and its layers
+	 * (growing: the growing header and a frame of L layer headers).
+	 */
 	int32		chunk_bytes;	/* 0 if not chunked */
 	BloomHeader hdr;
+	bool		growing;
+	BloomGrowHeader gh;			/* when growing */
+	int			nlayers;
+	BfChunkLayer *layers;
 	uint64		written;		/* full xid of the header's last writer */
+	const char *malformed;		/* what is wrong with the header, or NULL */
 } RegRow;
 
 /*
@@ -115,12 +138,17 @@ typedef struct RegRow
 #ifndef BF_TRACK_CHUNK_BYTES
 #define BF_TRACK_CHUNK_BYTES 128
 #endif
+/* statements with this many keys read a filter's chunks in one ordered scan */
+#define BF_TRACK_BULK_KEYS 1024
+
 /* the largest chunk size a registry row may name (a row fits a page) */
 #define BF_TRACK_MAX_CHUNK_BYTES 4096
 
 extern void bf_not_tracked(Oid relid, const char *colname);
 extern bool bf_registry_fetch(const BfExt *ext, int64 id, Oid relid,
 							  const char *colname, bool latest, RegRow *out);
+extern bool bf_registry_fetch_damaged(const BfExt *ext, int64 id, Oid relid,
+									  const char *colname, bool latest, RegRow *out);
 extern bool bf_registry_attnum(const BfExt *ext, int64 id, AttrNumber *attnum,
 							   Oid *typid, Oid *collid);
 extern struct BfCachedFilter *bf_registry_filter_hold(RegRow *r, BfFilter *f);
@@ -141,6 +169,7 @@ typedef struct BfSpiContext
 	Oid			save_userid;
 	int			save_sec_context;
 	int			save_nestlevel;
+	MemoryContext caller_cxt;	/* current at bf_spi_begin */
 } BfSpiContext;
 
 extern void bf_spi_begin(BfSpiContext *cx, Oid fn_oid, bool as_owner);
@@ -155,7 +184,8 @@ extern uint64 bf_spi_ids(const char *sql, int nargs, Oid *types, Datum *values,
 						 int64 **ids, Oid **rels);
 extern void bf_registry_mark_stale(BfSpiContext *cx, int64 id, const char *why);
 extern void bf_registry_delete(BfSpiContext *cx, int64 id);
-extern void bf_registry_write_header(BfSpiContext *cx, int64 id, const BloomHeader *hdr);
+extern bool bf_registry_lock(BfSpiContext *cx, int64 id, RegRow *now);
+extern void bf_registry_write_header(BfSpiContext *cx, const RegRow *r);
 extern void bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
 								  const char *extra, int nextra, Oid *xtypes,
 								  Datum *xvalues);
@@ -174,17 +204,37 @@ extern bytea *bf_chunks_patch(const BfExt *ext, const RegRow *r, Snapshot snap,
 							  bool since_null, uint64 since, uint64 *next, bool *full);
 
 /* bf_track_chunks.c */
+extern bool bf_chunks_layout(RegRow *r, const uint8 *header, Size len);
+extern bytea *bf_chunks_frame(const RegRow *r);
+extern bytea *bf_chunks_value_frame(const struct varlena *vl);
+extern int32 bf_chunks_count(const RegRow *r);
+extern const BfChunkLayer *bf_chunks_layer_of(const RegRow *r, int32 c);
 extern bool bf_chunks_test(const BfExt *ext, const RegRow *r, BfTypeInfo *ti,
 						   Datum value, Snapshot snap);
+extern bool bf_chunks_test_hash(const BfExt *ext, const RegRow *r, uint64 h,
+								int nlayers, Snapshot snap);
+extern int64 bf_chunks_sample(const BfExt *ext, const RegRow *r, int32 limit);
 extern struct varlena *bf_chunks_assemble(const BfExt *ext, const RegRow *r,
 										  Snapshot snap, uint64 since, bool *changed);
 extern struct varlena *bf_chunks_empty(const RegRow *r);
 extern void bf_chunks_delete(const BfExt *ext, int64 id);
 extern void bf_chunks_replace(const BfExt *ext, int64 id, const struct varlena *vl,
 							  int32 chunk_bytes);
-extern void bf_chunks_add(const BfExt *ext, const RegRow *r, const uint64 *hashes,
+extern void bf_chunks_add(const BfExt *ext, const RegRow *r, uint64 *hashes,
 						  int n, bool force);
 extern void bf_chunks_or(const BfExt *ext, const RegRow *r, const struct varlena *src);
+extern void bf_chunks_or_layer(const BfExt *ext, const RegRow *r, int layer,
+							   const uint8 *bits, const uint8 *before);
+extern void bf_chunks_insert_layer(const BfExt *ext, const RegRow *r, int layer,
+								   const uint8 *bits);
+
+/* bf_track_grow.c: growing filters in chunks */
+extern void bf_grow_chunks_add(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti,
+							   uint64 *hashes, int n, bool reader);
+extern void bf_grow_chunks_fill(BfSpiContext *cx, RegRow *now, Oid relid);
+extern void bf_grow_chunks_store(BfSpiContext *cx, const RegRow *r,
+								 const struct varlena *before,
+								 const struct varlena *after);
 extern uint64 bf_chunks_header_written(const RegRow *r);
 extern uint64 bf_chunks_snapshot_xid(Snapshot snap);
 extern uint64 bf_chunks_position(Snapshot snap);

@@ -6,10 +6,11 @@
  *	  sends a client holding a copy.
  *
  * A chunked filter's rows say which transaction last wrote them
- * (bf_chunks_patch, at the end).  A growing filter is one value, which
- * the trigger rewrites whole at every write, and PostgreSQL keeps no
- * history of which bytes changed, so each write says so itself.  The registry row's version (bigint, from a sequence) changes
- * with every write of the filter; "changes" holds little-endian int64s:
+ * (bf_chunks_patch, at the end).  A filter of a registry not yet updated
+ * to 1.2 is one value, which the trigger rewrites whole at every write,
+ * and PostgreSQL keeps no history of which bytes changed, so each write
+ * says so itself.  The registry row's version (bigint, from a sequence)
+ * changes with every write of the filter; "changes" holds little-endian int64s:
  * first the base, the oldest version from which the stamps are complete,
  * then one stamp per BF_CHANGE_CHUNK bytes of the value: the version of the
  * write that last set a bit in that chunk, or 0 for "the write that made
@@ -182,12 +183,10 @@ bf_chunks_patch(const BfExt *ext, const RegRow *r, Snapshot snap, bool since_nul
 				uint64 since, uint64 *next, bool *full)
 {
 	uint64		xid = 0;
-	uint32		n = (uint32) ((r->hdr.nblocks * BLOOM_BLOCK_BYTES + r->chunk_bytes - 1) /
-							  r->chunk_bytes);
-	bool	   *changed = palloc0(sizeof(bool) * n);
+	bool	   *changed = palloc0(sizeof(bool) * bf_chunks_count(r));
+	Size		head = r->growing ? BLOOM_GROW_HEADER_SIZE : BLOOM_HEADER_SIZE;
 	struct varlena *vl;
 	const uint8 *value;
-	Size		len;
 	BfPatch		pb;
 	bool		any = false;
 
@@ -196,21 +195,30 @@ bf_chunks_patch(const BfExt *ext, const RegRow *r, Snapshot snap, bool since_nul
 	*next = bf_chunks_position(snap);
 	vl = bf_chunks_assemble(ext, r, snap, xid, changed);
 	value = (const uint8 *) VARDATA(vl);
-	len = VARSIZE(vl) - VARHDRSZ;
-	bf_patch_begin(&pb, BLOOM_HEADER_SIZE);
-	memcpy(bf_patch_head(&pb), value, BLOOM_HEADER_SIZE);
-	for (uint32 c = 0; c < n; c++)
+	bf_patch_begin(&pb, head);
+	memcpy(bf_patch_head(&pb), value, head);
+	for (int i = 0; i < r->nlayers; i++)
 	{
-		Size		from = BLOOM_HEADER_SIZE + (Size) c * r->chunk_bytes;
-		Size		to = Min(from + r->chunk_bytes, len);
+		const BfChunkLayer *l = &r->layers[i];
+		Size		end = l->offset + bloom_total_size(l->hdr.nblocks);
+		bool		header_sent = !r->growing;
 
-		if (*full || changed[c])
+		for (int32 c = l->first; c < l->first + l->nchunks; c++)
 		{
-			bf_patch_range(&pb, from, value + from, (uint32) (to - from));
+			Size		from = l->offset + BLOOM_HEADER_SIZE + (Size) (c - l->first) * r->chunk_bytes;
+
+			if (!*full && !changed[c])
+				continue;
+			/* a layer's count, in its header, changes with its chunks */
+			if (!header_sent)
+				bf_patch_range(&pb, l->offset, value + l->offset, BLOOM_HEADER_SIZE);
+			header_sent = true;
+			bf_patch_range(&pb, from, value + from,
+						   (uint32) (Min(from + r->chunk_bytes, end) - from));
 			any = true;
 		}
 	}
 	pfree(changed);
-	/* the header's count changes with every chunk written */
-	return bf_patch_finish(&pb, *full, any, len);
+	/* the (first) header's count changes with every chunk written */
+	return bf_patch_finish(&pb, *full, any, VARSIZE(vl) - VARHDRSZ);
 }

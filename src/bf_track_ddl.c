@@ -260,8 +260,8 @@ rebuild_after_type_change(BfSpiContext *cx, RegRow *r)
 {
 	/* of the same form: a growing filter stays growing */
 	BfFilter	f = bf_new_tracked_filter(r->capacity, r->fpr,
-										  r->filter_raw != NULL &&
-										  bf_datum_is_growing(r->filter_raw));
+										  r->growing || (r->filter_raw != NULL &&
+														 bf_datum_is_growing(r->filter_raw)));
 
 	bf_fill_from_rel(&f, r->tbl, NameStr(r->col),
 					 get_rel_relkind(r->tbl) != RELKIND_PARTITIONED_TABLE, "bf_track");
@@ -279,13 +279,18 @@ add_partition_chunked(BfSpiContext *cx, RegRow *now, Oid part)
 {
 	BfFilter	f;
 
+	if (now->growing)
+	{
+		bf_grow_chunks_fill(cx, now, part);
+		return;
+	}
 	f.vl = bf_chunks_empty(now);
 	bf_read_header(f.vl, &f.hdr);
 	bf_fill_from_rel(&f, part, NameStr(now->col), true, "bf_track");
 	if (now->hdr.family == BF_FAMILY_NONE && f.hdr.family != BF_FAMILY_NONE)
 	{
 		bloom_adopt_family(&now->hdr, &f.hdr);
-		bf_registry_write_header(cx, now->id, &now->hdr);
+		bf_registry_write_header(cx, now);
 	}
 	bf_chunks_or(cx->ext, now, f.vl);
 }
@@ -314,17 +319,10 @@ cover_new_partitions(BfSpiContext *cx, DdlCommand *cmd, RegRow *r)
 			bf_install_triggers(cx, r->id, part);
 			if (kind == RELKIND_RELATION && (r->filter_raw || r->chunk_bytes > 0))
 			{
-				Oid			types[1] = {INT8OID};
-				Datum		values[1];
 				BfFilter	f;
 				RegRow		now;
 
-				values[0] = Int64GetDatum(r->id);
-				bf_spi_exec(psprintf("SELECT 1 FROM %s WHERE id = $1 FOR UPDATE",
-									 cx->ext->registry),
-							1, types, values, SPI_OK_SELECT);
-				if (SPI_processed == 0 ||
-					!bf_registry_fetch(cx->ext, r->id, InvalidOid, NULL, true, &now))
+				if (!bf_registry_lock(cx, r->id, &now))
 					continue;
 				if (now.chunk_bytes > 0)
 				{

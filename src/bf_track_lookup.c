@@ -527,8 +527,16 @@ probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
 		pfree(c->row.filter_raw);
 	if (c->row.changes_raw)
 		pfree(c->row.changes_raw);
+	if (c->row.layers)
+		pfree(c->row.layers);
 	c->row = fresh;
 	c->row.stale = NULL;
+	if (fresh.layers)
+	{
+		c->row.layers = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+										   sizeof(BfChunkLayer) * fresh.nlayers);
+		memcpy(c->row.layers, fresh.layers, sizeof(BfChunkLayer) * fresh.nlayers);
+	}
 	c->row.filter_raw = keep_varlena(fcinfo->flinfo->fn_mcxt, fresh.filter_raw);
 	c->row.changes_raw = keep_varlena(fcinfo->flinfo->fn_mcxt, fresh.changes_raw);
 	c->probe_generation = e->generation;
@@ -614,7 +622,7 @@ bf_might_contain(PG_FUNCTION_ARGS)
 	 * once and the rest of the keys are tested in memory.
 	 */
 	if (c->row.chunk_bytes > 0 && !c->filter_valid &&
-		c->chunk_reads++ < 16 + c->row.hdr.nblocks * BLOOM_BLOCK_BYTES / c->row.chunk_bytes / 8)
+		c->chunk_reads++ < (uint64) (16 + bf_chunks_count(&c->row) / (8 * c->row.nlayers)))
 		PG_RETURN_BOOL(bf_chunks_test(ext, &c->row, &c->ti, value, lookup_snapshot()));
 	f = lookup_filter(fcinfo, ext, c);
 	PG_RETURN_BOOL(bf_filter_test(f, &c->ti, value));

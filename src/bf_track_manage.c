@@ -281,8 +281,8 @@ lock_registry_row(BfSpiContext *cx, Oid relid, Datum colname, RegRow *r)
 	if (SPI_processed == 0)
 		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	/* the row as it is now, after waiting for the lock */
-	if (!bf_registry_fetch(cx->ext, id, InvalidOid, NULL, true, r))
+	/* the row as it is now, after waiting for the lock (repaired if bad) */
+	if (!bf_registry_fetch_damaged(cx->ext, id, InvalidOid, NULL, true, r))
 		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
 }
 
@@ -666,14 +666,16 @@ rebuild_filter_concurrently(BfSpiContext *cx, RegRow *before, Oid relid,
 	Snapshot	snap;
 	bool		ok;
 
-	if ((before->filter_raw == NULL && before->chunk_bytes == 0) || !before->has_version)
+	if ((before->filter_raw == NULL && before->chunk_bytes == 0) || !before->has_version ||
+		before->malformed)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the filter of column \"%s\" cannot be rebuilt concurrently",
 						NameStr(before->col)),
 				 errdetail("It has no filter to catch up from, or no version to tell what changed."),
 				 errhint("Call bf_rebuild without concurrently.")));
-	if (before->chunk_bytes == 0 && bf_datum_is_growing(before->filter_raw))
+	if (before->growing ||
+		(before->chunk_bytes == 0 && bf_datum_is_growing(before->filter_raw)))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a growing filter cannot be rebuilt concurrently"),
@@ -696,7 +698,7 @@ rebuild_filter_concurrently(BfSpiContext *cx, RegRow *before, Oid relid,
 	changed = palloc0(sizeof(bool) * (len / chunk + 1));
 	live.vl = NULL;
 	ok = r.has_version && r.version == before->version &&
-		r.chunk_bytes == before->chunk_bytes;
+		r.chunk_bytes == before->chunk_bytes && !r.malformed;
 	if (ok && r.chunk_bytes > 0)
 	{
 		snap = RegisterSnapshot(GetLatestSnapshot());

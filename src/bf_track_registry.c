@@ -193,31 +193,45 @@ bf_registry_new_value_sql(const BfExt *ext)
 	return ext->att_version ? ", version = DEFAULT" : "";
 }
 
-/* a 64-byte filter header as the bytea of the registry's "header" column */
-static bytea *
-header_bytea(const uint8 *header)
+/*
+ * Lock registry row id FOR UPDATE (as a sync trigger does before it
+ * writes the row) and read its latest version into now: false if the row
+ * is gone.
+ */
+bool
+bf_registry_lock(BfSpiContext *cx, int64 id, RegRow *now)
 {
-	bytea	   *b = palloc(VARHDRSZ + BLOOM_HEADER_SIZE);
+	Oid			types[1] = {INT8OID};
+	Datum		values[1];
 
-	SET_VARSIZE(b, VARHDRSZ + BLOOM_HEADER_SIZE);
-	memcpy(VARDATA(b), header, BLOOM_HEADER_SIZE);
-	return b;
+	MemoryContext old;
+	bool		found;
+
+	values[0] = Int64GetDatum(id);
+	bf_spi_exec(psprintf("SELECT 1 FROM %s WHERE id = $1 FOR UPDATE", cx->ext->registry),
+				1, types, values, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return false;
+	/* the row outlives the SPI connection */
+	old = MemoryContextSwitchTo(cx->caller_cxt);
+	found = bf_registry_fetch(cx->ext, id, InvalidOid, NULL, true, now);
+	MemoryContextSwitchTo(old);
+	return found;
 }
 
 /*
- * Write the header of the chunked filter of row id (its family, set by the
- * first values added); the caller holds the row's lock, as its owner.
+ * Write the header of the chunked filter of r (its family, set by the
+ * first values added, or its layers after a growth); the caller holds the
+ * row's lock, as its owner.
  */
 void
-bf_registry_write_header(BfSpiContext *cx, int64 id, const BloomHeader *hdr)
+bf_registry_write_header(BfSpiContext *cx, const RegRow *r)
 {
 	Oid			types[2] = {INT8OID, BYTEAOID};
 	Datum		values[2];
-	uint8		buf[BLOOM_HEADER_SIZE];
 
-	bloom_header_write(buf, hdr);
-	values[0] = Int64GetDatum(id);
-	values[1] = PointerGetDatum(header_bytea(buf));
+	values[0] = Int64GetDatum(r->id);
+	values[1] = PointerGetDatum(bf_chunks_frame(r));
 	bf_spi_exec(psprintf("UPDATE %s SET header = $2, written = pg_catalog.pg_current_xact_id() "
 						 "WHERE id = $1", cx->ext->registry),
 				2, types, values, SPI_OK_UPDATE);
@@ -225,16 +239,16 @@ bf_registry_write_header(BfSpiContext *cx, int64 id, const BloomHeader *hdr)
 
 /*
  * Write a whole new filter value vl for registry row id, with extra SET
- * items (", a = $4, ..." over xtypes / xvalues, which are $4 on).  A plain
- * value is stored in chunks once the registry has them (1.2); a growing
- * one whole.  The caller holds the locks that keep writers out.
+ * items (", a = $4, ..." over xtypes / xvalues, which are $4 on).  The
+ * value is stored in chunks once the registry has them (1.2).  The caller
+ * holds the locks that keep writers out.
  */
 void
 bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
 					  const char *extra, int nextra, Oid *xtypes, Datum *xvalues)
 {
 	const BfExt *ext = cx->ext;
-	bool		chunked = ext->att_chunk_bytes != 0 && !bf_datum_is_growing(vl);
+	bool		chunked = ext->att_chunk_bytes != 0;
 	Oid			types[8] = {INT8OID, ext->bftype, BYTEAOID};
 	Datum		values[8];
 	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
@@ -246,7 +260,7 @@ bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
 	values[1] = PointerGetDatum(vl);
 	if (chunked)
 	{
-		values[2] = PointerGetDatum(header_bytea((const uint8 *) VARDATA_ANY(vl)));
+		values[2] = PointerGetDatum(bf_chunks_value_frame(vl));
 		nulls[1] = 'n';
 	}
 	else
@@ -270,8 +284,6 @@ bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
 		elog(ERROR, "SPI query failed (%s): %s", SPI_result_code_string(rc), sql);
 	if (chunked)
 		bf_chunks_replace(ext, id, vl, BF_TRACK_CHUNK_BYTES);
-	else if (ext->att_chunk_bytes)
-		bf_chunks_delete(ext, id);
 }
 
 /*
@@ -290,7 +302,7 @@ bf_registry_value(const BfExt *ext, RegRow *r, Snapshot snap)
 
 /*
  * bf_registry_to_chunks(): run once by ALTER EXTENSION UPDATE to 1.2,
- * stores every plain filter of the trigger method in chunks (each row
+ * stores every filter of the trigger method in chunks (each row
  * locked as a sync trigger locks it, so that no write is lost).
  */
 PG_FUNCTION_INFO_V1(bf_registry_to_chunks);
@@ -315,7 +327,7 @@ bf_registry_to_chunks(PG_FUNCTION_ARGS)
 
 		CHECK_FOR_INTERRUPTS();
 		if (bf_registry_fetch(cx.ext, ids[i], InvalidOid, NULL, true, &r) &&
-			r.filter_raw != NULL && !bf_datum_is_growing(r.filter_raw))
+			r.filter_raw != NULL)
 			bf_registry_set_value(&cx, r.id, (struct varlena *) PG_DETOAST_DATUM(PointerGetDatum(r.filter_raw)),
 								  NULL, 0, NULL, NULL);
 	}
@@ -339,6 +351,7 @@ void
 bf_spi_begin(BfSpiContext *cx, Oid fn_oid, bool as_owner)
 {
 	cx->ext = bf_ext(fn_oid, false);
+	cx->caller_cxt = CurrentMemoryContext;
 	GetUserIdAndSecContext(&cx->save_userid, &cx->save_sec_context);
 	if (as_owner)
 		bf_as_owner(cx);
@@ -501,28 +514,24 @@ corrupt_row(RegRow *r, const char *what)
 			 errhint("Call bf_rebuild for the column.")));
 }
 
-/* the header of a chunked filter, checked as a value's would be */
-static void
+/*
+ * The header of a chunked filter, checked as a value's would be: what is
+ * wrong with it, or NULL
+ */
+static const char *
 read_chunked_header(RegRow *r, Datum d, bool isnull)
 {
 	struct varlena *h;
-	const uint8 *p;
-	uint64		nblocks;
 
 	if (isnull)
-		corrupt_row(r, "no header");
+		return "no header";
 	if (r->chunk_bytes < BLOOM_BLOCK_BYTES || r->chunk_bytes > BF_TRACK_MAX_CHUNK_BYTES ||
 		r->chunk_bytes % BLOOM_BLOCK_BYTES != 0)
-		corrupt_row(r, "a bad chunk size");
+		return "a bad chunk size";
 	h = (struct varlena *) PG_DETOAST_DATUM(d);
-	if (VARSIZE_ANY_EXHDR(h) != BLOOM_HEADER_SIZE)
-		corrupt_row(r, "a malformed header");
-	p = (const uint8 *) VARDATA_ANY(h);
-	nblocks = bloom_load_u64(p + 24);
-	/* the header of a value of that many blocks */
-	if (nblocks < 1 || nblocks > BLOOM_MAX_BLOCKS ||
-		bloom_header_read(p, bloom_total_size(nblocks), &r->hdr) != BLOOM_OK)
-		corrupt_row(r, "a malformed header");
+	if (!bf_chunks_layout(r, (const uint8 *) VARDATA_ANY(h), VARSIZE_ANY_EXHDR(h)))
+		return "a malformed header";
+	return NULL;
 }
 
 /*
@@ -534,6 +543,22 @@ read_chunked_header(RegRow *r, Datum d, bool isnull)
 bool
 bf_registry_fetch(const BfExt *ext, int64 id, Oid relid, const char *colname,
 				  bool latest, RegRow *out)
+{
+	bool		found = bf_registry_fetch_damaged(ext, id, relid, colname, latest, out);
+
+	if (found && out->malformed)
+		corrupt_row(out, out->malformed);
+	return found;
+}
+
+/*
+ * As bf_registry_fetch, but a row whose chunked filter's header is
+ * malformed is returned too, with out->malformed saying what is wrong
+ * (its layers unread): for bf_untrack and bf_rebuild, which replace it.
+ */
+bool
+bf_registry_fetch_damaged(const BfExt *ext, int64 id, Oid relid, const char *colname,
+						  bool latest, RegRow *out)
 {
 	Relation	rel;
 	SysScanDesc scan;
@@ -607,8 +632,9 @@ bf_registry_fetch(const BfExt *ext, int64 id, Oid relid, const char *colname,
 			d = heap_getattr(tup, ext->att_written, desc, &isnull);
 			out->written = isnull ? 0 : U64FromFullTransactionId(DatumGetFullTransactionId(d));
 			if (out->chunk_bytes != 0)
-				read_chunked_header(out, heap_getattr(tup, ext->att_header, desc, &isnull),
-									isnull);
+				out->malformed = read_chunked_header(out, heap_getattr(tup, ext->att_header,
+																	   desc, &isnull),
+													 isnull);
 		}
 		d = heap_getattr(tup, Anum_bf_registry_filter, desc, &isnull);
 		/* a TOAST pointer or a small in-line value: cheap to copy */

@@ -4,8 +4,9 @@
  *	  bf_track_sync, the statement-level AFTER trigger bf_track installs
  *	  for method 'trigger': hashes the tracked column of every row of the
  *	  transition table and writes the filter once per statement (INSERT,
- *	  UPDATE): the chunks whose bits change (bf_track_chunks.c), or a
- *	  growing filter's whole value; counts deleted rows (DELETE), clears
+ *	  UPDATE): the chunks whose bits change (bf_track_chunks.c; a growing
+ *	  filter's may get a layer, bf_track_grow.c), or the whole value in a
+ *	  registry not yet updated to 1.2; counts deleted rows (DELETE), clears
  *	  the filter (TRUNCATE).
  *
  * It is executable by PUBLIC (CREATE TRIGGER needs EXECUTE on it, also in
@@ -135,69 +136,6 @@ may_read_column(RegRow *r)
 		pg_attribute_aclcheck(r->tbl, attnum, userid, ACL_SELECT) == ACLCHECK_OK;
 }
 
-/* a hash of the statement's values, and its place among them */
-typedef struct SeqHash
-{
-	uint64		block;
-	uint64		hash;
-	uint32		seq;
-} SeqHash;
-
-static int
-seqhash_cmp(const void *a, const void *b)
-{
-	const SeqHash *x = a;
-	const SeqHash *y = b;
-
-	if (x->block != y->block)
-		return x->block < y->block ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/*
- * The hashes[0..n-1] of the statement's values, in the order they came,
- * put in the order bf_chunks_add takes them: by chunk, and within a chunk
- * in the order they came.  A few by a sort; many (a bulk load) by
- * counting how many fall in each chunk, in linear time.
- */
-static uint64 *
-sort_by_chunk(const RegRow *r, uint64 *hashes, uint32 n)
-{
-	uint64		nblocks = r->hdr.nblocks;
-	uint64		per = r->chunk_bytes / BLOOM_BLOCK_BYTES;
-	uint64		nchunks = (nblocks + per - 1) / per;
-	uint64	   *sorted;
-	uint32	   *start;
-
-	if (n < 256 || (uint64) n * 4 < nchunks)
-	{
-		SeqHash    *sh = palloc(sizeof(SeqHash) * n);
-
-		for (uint32 i = 0; i < n; i++)
-		{
-			sh[i].block = bloom_block_of(hashes[i], nblocks);
-			sh[i].hash = hashes[i];
-			sh[i].seq = i;
-		}
-		qsort(sh, n, sizeof(SeqHash), seqhash_cmp);
-		for (uint32 i = 0; i < n; i++)
-			hashes[i] = sh[i].hash;
-		pfree(sh);
-		return hashes;
-	}
-	sorted = palloc_extended(sizeof(uint64) * n, MCXT_ALLOC_HUGE);
-	start = palloc0(sizeof(uint32) * (nchunks + 1));
-	for (uint32 i = 0; i < n; i++)
-		start[bloom_block_of(hashes[i], nblocks) / per + 1]++;
-	for (uint64 c = 0; c < nchunks; c++)
-		start[c + 1] += start[c];
-	for (uint32 i = 0; i < n; i++)
-		sorted[start[bloom_block_of(hashes[i], nblocks) / per]++] = hashes[i];
-	pfree(start);
-	pfree(hashes);
-	return sorted;
-}
-
 /*
  * The first values ever added to a chunked filter set its family, in the
  * header that the registry row holds: under that row's lock, against its
@@ -208,19 +146,12 @@ set_chunked_family(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r,
 				   BfTransitionScan *scan, Tuplestorestate *ts, TupleDesc desc,
 				   AttrNumber attnum, BfTypeInfo *ti)
 {
-	Oid			types[1] = {INT8OID};
-	Datum		values[1];
 	bool		isnull;
 	RegRow		now;
 	uint8		scratch[BLOOM_HEADER_SIZE];
 
 	bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
-	values[0] = Int64GetDatum(r->id);
-	bf_spi_exec(psprintf("SELECT 1 FROM %s WHERE id = $1 FOR UPDATE", cx->ext->registry),
-				1, types, values, SPI_OK_SELECT);
-	if (SPI_processed == 0 ||
-		!bf_registry_fetch(cx->ext, r->id, InvalidOid, NULL, true, &now) ||
-		now.chunk_bytes != r->chunk_bytes)
+	if (!bf_registry_lock(cx, r->id, &now) || now.chunk_bytes != r->chunk_bytes)
 		ereport(ERROR,
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 				 errmsg("the filter of column \"%s\" was untracked or replaced during the write",
@@ -239,15 +170,16 @@ set_chunked_family(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r,
 			bf_check_family(&now.hdr, scratch, ti, true);
 		}
 		bf_transition_end(scan);
-		bf_registry_write_header(cx, r->id, &now.hdr);
+		bf_registry_write_header(cx, &now);
 	}
 	bf_spi_end(cx);
-	bloom_adopt_family(&r->hdr, &now.hdr);
+	*r = now;
 }
 
 /*
- * A chunked filter: hash the values, sort them by block, and OR them into
- * the chunks they fall in (bf_track_chunks.c).
+ * A chunked filter: hash the values and OR them into the chunks they fall
+ * in (bf_track_chunks.c); a growing filter may get a new layer on the way
+ * (bf_track_grow.c).
  */
 static void
 sync_chunked(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
@@ -284,8 +216,14 @@ sync_chunked(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 		return;
 	if (family_set)
 		set_chunked_family(fcinfo, cx, r, &scan, ts, desc, attnum, ti);
-	hashes = sort_by_chunk(r, hashes, n);
-	bf_chunks_add(bf_ext(fcinfo->flinfo->fn_oid, false), r, hashes, (int) n, !reader);
+	if (r->growing)
+	{
+		bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
+		bf_grow_chunks_add(cx, r, ti, hashes, (int) n, reader);
+		bf_spi_end(cx);
+	}
+	else
+		bf_chunks_add(bf_ext(fcinfo->flinfo->fn_oid, false), r, hashes, (int) n, !reader);
 }
 
 static void

@@ -95,13 +95,18 @@ all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
-BloomGrowError
-bloom_grow_read(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
-				BloomError *layer_err)
+/*
+ * Validate a whole value, or (frame) the headers of one without the
+ * layers' bits: the growing header and then each layer's 64-byte header.
+ */
+static BloomGrowError
+read_layered(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
+			 BloomError *layer_err, bool frame)
 {
 	uint64_t	bits;
 	size_t		off;
 	uint64_t	capacity_sum;
+	size_t		whole;			/* where each layer starts in the value */
 
 	if (len < BLOOM_GROW_HEADER_SIZE)
 		return BLOOM_GROW_ERR_TOO_SHORT;
@@ -110,6 +115,8 @@ bloom_grow_read(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
 	else if (memcmp(buf, BLOOM_UNION_MAGIC, 4) == 0)
 		gh->is_union = true;
 	else
+		return BLOOM_GROW_ERR_MAGIC;
+	if (frame && gh->is_union)
 		return BLOOM_GROW_ERR_MAGIC;
 	gh->version = bloom_load_u16(buf + 4);
 	gh->nlayers = bloom_load_u16(buf + 6);
@@ -148,7 +155,7 @@ bloom_grow_read(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
 
 	gh->total_blocks = 0;
 	capacity_sum = 0;
-	off = BLOOM_GROW_HEADER_SIZE;
+	off = whole = BLOOM_GROW_HEADER_SIZE;
 	for (int i = 0; i < gh->nlayers; i++)
 	{
 		BloomHeader h;
@@ -161,7 +168,8 @@ bloom_grow_read(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
 			return BLOOM_GROW_ERR_LENGTH;
 		/* a layer's own nblocks says where it ends; a bad one is its error */
 		bits = bloom_load_u64(buf + off + 24);
-		if (bits >= 1 && bits <= BLOOM_MAX_BLOCKS && bloom_total_size(bits) <= len - off)
+		if (bits >= 1 && bits <= BLOOM_MAX_BLOCKS &&
+			(frame || bloom_total_size(bits) <= len - off))
 			layer_len = bloom_total_size(bits);
 		err = bloom_header_read(buf + off, layer_len, &h);
 		if (err != BLOOM_OK)
@@ -189,14 +197,29 @@ bloom_grow_read(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
 		if (gh->total_blocks > BLOOM_MAX_BLOCKS)
 			return BLOOM_GROW_ERR_TOO_LARGE;
 		gh->newest = h;
-		gh->newest_offset = off;
-		off += layer_len;
+		gh->newest_offset = whole;
+		whole += bloom_total_size(h.nblocks);
+		off += frame ? BLOOM_HEADER_SIZE : layer_len;
 	}
 	if (off != len)
 		return BLOOM_GROW_ERR_LENGTH;
 	if (gh->is_union && (uint64_t) gh->capacity != capacity_sum)
 		return BLOOM_GROW_ERR_UNION_CAPACITY;
 	return BLOOM_GROW_OK;
+}
+
+BloomGrowError
+bloom_grow_read(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
+				BloomError *layer_err)
+{
+	return read_layered(buf, len, gh, layer_err, false);
+}
+
+BloomGrowError
+bloom_grow_frame_read(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
+					  BloomError *layer_err)
+{
+	return read_layered(buf, len, gh, layer_err, true);
 }
 
 void

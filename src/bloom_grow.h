@@ -93,6 +93,14 @@ bloom_is_layered(const uint8_t *buf, size_t len)
  */
 extern BloomGrowError bloom_grow_read(const uint8_t *buf, size_t len,
 									  BloomGrowHeader *gh, BloomError *layer_err);
+/*
+ * Validate the frame of a growing value: its 64-byte header and then each
+ * layer's 64-byte header, without the layers' bits (which are stored
+ * elsewhere: the chunks of a tracked filter).  gh->newest_offset is where
+ * the newest layer starts in the whole value.
+ */
+extern BloomGrowError bloom_grow_frame_read(const uint8_t *buf, size_t len,
+											BloomGrowHeader *gh, BloomError *layer_err);
 extern const char *bloom_grow_error_message(BloomGrowError err);
 extern void bloom_grow_header_write(uint8_t *buf, const BloomGrowHeader *gh);
 
