@@ -87,8 +87,9 @@ static int64 n_entries,
 
 static void cache_shrink(Size limit);
 
-static Size
-cache_limit(void)
+/* bloomfilter.filter_cache_size in bytes: also the bound of other copies */
+Size
+bf_filter_cache_limit(void)
 {
 	return (Size) filter_cache_kb * 1024;
 }
@@ -414,11 +415,11 @@ cache_list(BfCachedFilter *cf, const varatt_external *ext)
 	CacheSlot  *slot;
 	bool		found;
 
-	if (cf->size > cache_limit() || !ActiveSnapshotSet() || (rel = open_toast(ext)) == NULL)
+	if (cf->size > bf_filter_cache_limit() || !ActiveSnapshotSet() || (rel = open_toast(ext)) == NULL)
 		return;
 	/* the new entry counts already: make room for it among the others */
-	cache_shrink(cache_limit());
-	if (cache_bytes <= cache_limit() &&
+	cache_shrink(bf_filter_cache_limit());
+	if (cache_bytes <= bf_filter_cache_limit() &&
 		locate_value(rel, ext->va_valueid, &cf->blkno, &cf->offnum, &cf->lsn, &cf->recent))
 	{
 		key.toastrelid = ext->va_toastrelid;

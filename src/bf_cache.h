@@ -17,6 +17,7 @@
 typedef struct BfCachedFilter BfCachedFilter;
 
 extern void bf_filter_cache_define_gucs(void);
+extern Size bf_filter_cache_limit(void);
 extern BfCachedFilter *bf_filter_cache_get(struct varlena *raw, int64 version);
 extern BfCachedFilter *bf_filter_cache_hold(struct varlena *vl);
 extern const BfFilter *bf_cached_filter(const BfCachedFilter *cf);

@@ -435,14 +435,20 @@ bf_chunks_assemble(const BfExt *ext, const RegRow *r, Snapshot snap,
 		inserted[i] = r->layers[i].hdr.inserted;
 	readers_open(ext, &rel, &idx);
 	scan = chunk_scan(rel, idx, r->id, 0, false, snap);
-	while (HeapTupleIsValid(tup = systable_getnext_ordered(scan, ForwardScanDirection)))
+
+	/*
+	 * Rows after r's last chunk are of layers a growth appended since r was
+	 * read (with an older snapshot than snap): not r's.
+	 */
+	while (seen < n &&
+		   HeapTupleIsValid(tup = systable_getnext_ordered(scan, ForwardScanDirection)))
 	{
 		const BfChunkLayer *l;
 		ChunkRow	row;
 
 		CHECK_FOR_INTERRUPTS();
 		chunk_row(tup, RelationGetDescr(rel), &row);
-		if (row.chunk != seen || seen >= n ||
+		if (row.chunk != seen ||
 			row.len != chunk_blocks(r, row.chunk) * BLOOM_BLOCK_BYTES)
 			bad_chunk(r, seen);
 		while (seen >= r->layers[li].first + r->layers[li].nchunks)

@@ -28,8 +28,11 @@
  */
 #include "bf_track.h"
 
+#include "bf_cache.h"
+
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 /* the newest layer's first chunks, from which its count is estimated */
@@ -147,14 +150,68 @@ add_locked(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti, const uint64 *hashes, in
 }
 
 /*
- * Keep the hashes no layer of r holds yet (in whole, r's value, if at
- * hand; else in the older layers' chunks, the newest layer's chunks
- * telling themselves); returns how many.
+ * The older layers (all but the newest) of the growing filter this backend
+ * wrote last, as a growing value of those layers, kept between statements
+ * so that a writer does not read a chunk of each of them for every key.
+ * They change only by a growth or a replacement, which rewrite the frame
+ * (and its "written"), and by writers that read the layers before a
+ * growth: a few bits, whose keys a writer may then add again to the newest
+ * layer (its count a little high; no key is lost).  At most
+ * bloomfilter.filter_cache_size bytes.
+ */
+static struct
+{
+	int64		id;
+	uint64		written;
+	int			nlayers;
+	struct varlena *layers;		/* in TopMemoryContext, or NULL */
+}			older;
+
+/* the older layers of r, from older or read into it; NULL if too large */
+static const uint8 *
+older_layers(const BfExt *ext, const RegRow *r, const struct varlena *whole)
+{
+	const BfChunkLayer *l = newest_layer(r);
+	Size		len = l->offset;
+	struct varlena *copy;
+
+	if (older.layers && older.id == r->id && older.written == r->written &&
+		older.nlayers == r->nlayers)
+		return (const uint8 *) VARDATA(older.layers);
+	if (older.layers)
+		pfree(older.layers);
+	older.layers = NULL;
+	if (len > bf_filter_cache_limit())
+		return NULL;
+	if (whole == NULL)
+	{
+		Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
+
+		whole = bf_chunks_assemble(ext, r, snap, 0, NULL);
+		UnregisterSnapshot(snap);
+	}
+	copy = MemoryContextAlloc(TopMemoryContext, VARHDRSZ + len);
+	SET_VARSIZE(copy, VARHDRSZ + len);
+	memcpy(VARDATA(copy), VARDATA_ANY(whole), len);
+	/* a growing value of the first L - 1 layers */
+	bloom_store_u16((uint8 *) VARDATA(copy) + 6, (uint16) (r->nlayers - 1));
+	older.id = r->id;
+	older.written = r->written;
+	older.nlayers = r->nlayers;
+	older.layers = copy;
+	return (const uint8 *) VARDATA(copy);
+}
+
+/*
+ * Keep the hashes no older layer of r holds (the newest layer's chunks
+ * tell by themselves): tested in memory, or, where the older layers are
+ * too large to keep, in their chunks.  Returns how many are kept.
  */
 static int
 drop_held(const BfExt *ext, const RegRow *r, const struct varlena *whole,
 		  uint64 *hashes, int n)
 {
+	const uint8 *mem = older_layers(ext, r, whole);
 	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
 	int			kept = 0;
 
@@ -163,8 +220,8 @@ drop_held(const BfExt *ext, const RegRow *r, const struct varlena *whole,
 		bool		held;
 
 		CHECK_FOR_INTERRUPTS();
-		if (whole)
-			held = bloom_grow_test_hash((const uint8 *) VARDATA_ANY(whole), hashes[i]);
+		if (mem)
+			held = bloom_grow_test_hash(mem, hashes[i]);
 		else
 			held = bf_chunks_test_hash(ext, r, hashes[i], r->nlayers - 1, snap);
 		if (!held)
@@ -202,7 +259,7 @@ bf_grow_chunks_add(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti, uint64 *hashes, 
 	if (count >= 0 && count + n >= newest_layer(r)->hdr.capacity &&
 		add_locked(cx, r, ti, hashes, n, &whole))
 		return;
-	if (reader && (r->nlayers > 1 || whole))
+	if (reader && r->nlayers > 1)
 		n = drop_held(ext, r, whole, hashes, n);
 	bf_chunks_add(ext, r, hashes, n, !reader);
 }

@@ -82,6 +82,40 @@ SELECT substring(bf_tracked_filter('w', 'k')::bytea FROM 65) =
 	't',
 	'the chunks hold exactly the bits of the keys written');
 
+# ---- 8 writers of a growing filter: single rows, batches of 10 and of
+# 2 000 keys (a bulk statement reads the whole filter), through many
+# growths from a first layer of 1 000 keys, while writers that read the
+# layers before a growth write on
+$primary->safe_psql(
+	'postgres', q{
+CREATE TABLE g (k bigint NOT NULL);
+SELECT bf_track('g', 'k', method => 'trigger');
+});
+open($script, '>', "$tmp/grow.sql") or die "$tmp/grow.sql: $!";
+print $script
+  "\\set n random(1, 100)\n"
+  . "INSERT INTO g SELECT (random() * 1e15)::bigint FROM generate_series(1, CASE WHEN :n = 1 THEN 2000 WHEN :n <= 50 THEN 10 ELSE 1 END);\n";
+close $script;
+($out, $err) = ('', '');
+$ok = IPC::Run::run(
+	[
+		'pgbench', '-n', '-c', '8', '-j', '8', '-T', '3', '-f', "$tmp/grow.sql",
+		'-d', $primary->connstr('postgres')
+	],
+	'>', \$out, '2>', \$err);
+ok($ok, 'pgbench with 8 writers of a growing filter ends without error') or diag($err);
+($failed) = $out =~ /number of failed transactions: (\d+)/;
+is($failed // 0, 0, 'no transaction on the growing filter failed');
+my ($gkeys, $glayers, $gmissed) = split ' ',
+  $primary->safe_psql(
+	'postgres', q{
+SELECT (SELECT count(*) FROM g) || ' ' ||
+       (SELECT count(*) FROM bf_layers(bf_tracked_filter('g', 'k'))) || ' ' ||
+       (SELECT count(*) FROM g WHERE NOT bf_might_contain('g', 'k', k))});
+note "growing filter: $gkeys keys in $glayers layers";
+cmp_ok($glayers, '>', 3, 'the growing filter grew more than 3 times');
+is($gmissed, 0, 'every key of the 8 writers of the growing filter is found');
+
 # ---- the crash
 $primary->safe_psql(
 	'postgres', q{
