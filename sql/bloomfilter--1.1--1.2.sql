@@ -271,21 +271,32 @@ ALTER TABLE bf_registry_chunk ALTER COLUMN bits SET STORAGE PLAIN;
 SELECT pg_catalog.pg_extension_config_dump('bf_registry_chunk', '');
 REVOKE ALL ON bf_registry_chunk FROM PUBLIC;
 
+-- The hashes of the keys written while bf_rebuild(..., concurrently =>
+-- true) rebuilds a trigger filter into another shape (a new capacity or
+-- rate, a growing filter compacted): the rebuild adds them to the new
+-- filter at its swap and deletes them.  Transient: unlogged (a crash,
+-- which ends the rebuild too, empties it) and not dumped.
+CREATE UNLOGGED TABLE bf_registry_pending (
+	id bigint NOT NULL,
+	hashes bytea NOT NULL
+);
+REVOKE ALL ON bf_registry_pending FROM PUBLIC;
+
 -- the existing trigger filters, stored in chunks (run once, here)
 CREATE FUNCTION bf_registry_to_chunks() RETURNS void
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 SELECT bf_registry_to_chunks();
 DROP FUNCTION bf_registry_to_chunks();
 
--- helper of the bf_tracked view: the estimates and bytes of the filter of
--- registry row id however it is stored; NULL where the user may not read
--- the column
+-- helper of the bf_tracked view: the estimates, bytes and layers of the
+-- filter of registry row id however it is stored; NULL where the user may
+-- not read the column
 CREATE FUNCTION bf_track_stats(id bigint, OUT estimated_cardinality float8,
 							   OUT fill_ratio float8, OUT estimated_fpr float8,
-							   OUT bytes bigint)
+							   OUT bytes bigint, OUT layers int)
 	AS 'MODULE_PATHNAME', 'bf_track_stats_of' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bf_track_stats(bigint) IS
-	'the estimates and bytes of the tracked filter of registry row id (NULL where the column may not be read)';
+	'the estimates, bytes and layers of the tracked filter of registry row id (NULL where the column may not be read)';
 
 -- how many layers the filter of a leaf index has (1 if it does not grow),
 -- from its metapage; rights as for bf_index_info
@@ -300,8 +311,9 @@ COMMENT ON FUNCTION bf_index_layer_count(regclass) IS
 -- rows, the rate a filter rebuilt at the tracked size would have for them,
 -- and whether a rebuild is due (the rate is over twice the target, and a
 -- rebuild would bring it back: the excess is keys that are gone, not keys
--- past the capacity; or a growing index of a local table has 4 layers or
--- more, which a REINDEX compacts into one).  The rest is as in 1.1, bf_index_info answering for
+-- past the capacity; or a growing index of a local table, or a growing
+-- filter of the trigger method, has 4 layers or more, which a REINDEX or
+-- an online bf_rebuild compacts into one).  The rest is as in 1.1, bf_index_info answering for
 -- a table of Citus's from its shards.
 CREATE OR REPLACE VIEW bf_tracked WITH (security_barrier) AS
 	SELECT r.tbl, r.col, r.method, r.capacity, r.fpr AS target_fpr,
@@ -319,7 +331,7 @@ CREATE OR REPLACE VIEW bf_tracked WITH (security_barrier) AS
 		   d.live_rows,
 		   d.rebuilt_fpr,
 		   (COALESCE(s.estimated_fpr, i.estimated_fpr) > 2 * r.fpr AND d.rebuilt_fpr <= r.fpr)
-			 OR COALESCE(i.layers >= 4, false) AS rebuild_due
+			 OR COALESCE(i.layers >= 4, false) OR COALESCE(s.layers >= 4, false) AS rebuild_due
 	FROM bf_registry r
 		 CROSS JOIN LATERAL (
 			SELECT l.rows AS live_rows,

@@ -9,6 +9,7 @@
  *	                       triggers, the bloomfilter index, filling from a
  *	                       table
  *	  bf_track_manage.c    bf_track, bf_untrack, bf_rebuild
+ *	  bf_track_rebuild.c   online rebuilds of trigger filters
  *	  bf_track_lookup.c    bf_might_contain, bf_tracked_filter,
  *	                       bf_tracked_changes
  *	  bf_track_view.c      the helpers of the bf_tracked view
@@ -27,6 +28,7 @@
 #include "bf_grow.h"
 
 #include "nodes/pg_list.h"
+#include "storage/lockdefs.h"
 #include "utils/snapshot.h"
 
 /* attribute numbers of bf_registry as created by 1.0 (never reordered) */
@@ -185,6 +187,7 @@ extern uint64 bf_spi_ids(const char *sql, int nargs, Oid *types, Datum *values,
 extern void bf_registry_mark_stale(BfSpiContext *cx, int64 id, const char *why);
 extern void bf_registry_delete(BfSpiContext *cx, int64 id);
 extern bool bf_registry_lock(BfSpiContext *cx, int64 id, RegRow *now);
+extern void bf_registry_lock_col(BfSpiContext *cx, Oid relid, Datum colname, RegRow *r);
 extern void bf_registry_write_header(BfSpiContext *cx, const RegRow *r);
 extern void bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
 								  const char *extra, int nextra, Oid *xtypes,
@@ -246,6 +249,7 @@ extern void bf_track_worker_init(void);
 /* bf_track_objects.c */
 extern List *bf_tree_members(Oid relid);
 extern bool bf_in_tree(Oid relid, Oid root);
+extern void bf_lock_tree(Oid relid, LOCKMODE mode);
 extern void bf_check_no_children(Oid relid, const char *what);
 extern Oid	bf_find_bloom_index(Oid relid, AttrNumber attnum, Oid *invalid);
 extern List *bf_index_leaves(Oid indexoid);
@@ -261,6 +265,15 @@ extern BfFilter bf_detoast_copy(Datum d);
 
 /* a new growing tracked filter's growth */
 #define BF_TRACK_GROWTH 2
-extern BfFilter bf_new_tracked_filter(int64 capacity, double fpr, bool growing);
+extern BfFilter bf_new_tracked_filter(int64 capacity, double fpr, bool growing,
+									  int64 seed);
+
+/* bf_track_rebuild.c: online rebuilds of trigger filters */
+extern void bf_rebuild_note_writes(Oid fn_oid, const RegRow *r, const uint64 *hashes,
+								   int n);
+extern void bf_rebuild_same_size(BfSpiContext *cx, const RegRow *before, Oid relid,
+								 Datum colname);
+extern void bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid,
+								Datum colname, int64 capacity, double fpr, bool growing);
 
 #endif							/* BF_TRACK_H */

@@ -261,7 +261,8 @@ rebuild_after_type_change(BfSpiContext *cx, RegRow *r)
 	/* of the same form: a growing filter stays growing */
 	BfFilter	f = bf_new_tracked_filter(r->capacity, r->fpr,
 										  r->growing || (r->filter_raw != NULL &&
-														 bf_datum_is_growing(r->filter_raw)));
+														 bf_datum_is_growing(r->filter_raw)),
+										  0);
 
 	bf_fill_from_rel(&f, r->tbl, NameStr(r->col),
 					 get_rel_relkind(r->tbl) != RELKIND_PARTITIONED_TABLE, "bf_track");

@@ -116,22 +116,6 @@ check_capacity_arg(FunctionCallInfo fcinfo, int argno, bool use_index)
 				 errdetail("The index's capacity option is at most %d.", PG_INT32_MAX)));
 }
 
-/*
- * Lock the table and, when partitioned, its partitions (as LOCK TABLE
- * does); then make sure it was not dropped while we waited.
- */
-static void
-lock_tree(Oid relid, LOCKMODE mode)
-{
-	LockRelationOid(relid, mode);
-	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
-	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
-		list_free(find_all_inheritors(relid, mode, NULL));
-}
-
 /* ---- sizes ---- */
 
 /* NULL capacity: max(1000, 2 x rows now), rows counted exactly */
@@ -265,27 +249,6 @@ record_attnum(BfSpiContext *cx, int64 id, Oid relid, AttrNumber attnum)
 				4, types, values, SPI_OK_INSERT);
 }
 
-/* the registry row of (relid, col), locked FOR UPDATE, or bf_not_tracked() */
-static void
-lock_registry_row(BfSpiContext *cx, Oid relid, Datum colname, RegRow *r)
-{
-	Oid			types[2] = {OIDOID, NAMEOID};
-	Datum		values[2] = {ObjectIdGetDatum(relid), colname};
-	bool		isnull;
-	int64		id;
-
-	bf_as_owner(cx);
-	bf_spi_exec(psprintf("SELECT id FROM %s WHERE tbl = $1 AND col = $2 FOR UPDATE",
-						 cx->ext->registry),
-				2, types, values, SPI_OK_SELECT);
-	if (SPI_processed == 0)
-		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
-	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	/* the row as it is now, after waiting for the lock (repaired if bad) */
-	if (!bf_registry_fetch_damaged(cx->ext, id, InvalidOid, NULL, true, r))
-		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
-}
-
 /* ---- bf_track ---- */
 
 /* method 'index': adopt a usable bloomfilter index on the column, or make one */
@@ -357,7 +320,7 @@ track_with_triggers(FunctionCallInfo fcinfo, BfSpiContext *cx, int64 id, Oid rel
 {
 	bool		only = get_rel_relkind(relid) == RELKIND_RELATION;
 	int64		capacity = PG_ARGISNULL(2) ? auto_capacity(relid, only) : PG_GETARG_INT64(2);
-	BfFilter	f = bf_new_tracked_filter(capacity, fpr, PG_ARGISNULL(2));
+	BfFilter	f = bf_new_tracked_filter(capacity, fpr, PG_ARGISNULL(2), 0);
 	List	   *members = bf_tree_members(relid);
 	ListCell   *lc;
 	Oid			types[6] = {INT8OID, OIDOID, NAMEOID, INT8OID, FLOAT8OID, InvalidOid};
@@ -437,7 +400,7 @@ bf_track(PG_FUNCTION_ARGS)
 	 * wait for those in flight: the triggers exist before the table is
 	 * read, so every row is either read below or synced by a trigger.
 	 */
-	lock_tree(relid, ShareRowExclusiveLock);
+	bf_lock_tree(relid, ShareRowExclusiveLock);
 	/* only now: the partitions cannot change any more */
 	if (bf_citus_table(relid))
 	{
@@ -511,7 +474,7 @@ bf_untrack(PG_FUNCTION_ARGS)
 
 	check_owner(relid);
 	bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
-	lock_registry_row(&cx, relid, PG_GETARG_DATUM(1), &r);
+	bf_registry_lock_col(&cx, relid, PG_GETARG_DATUM(1), &r);
 	if (r.use_index)
 	{
 		Oid			idx = InvalidOid;
@@ -623,7 +586,7 @@ rebuild_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 
 	bf_install_missing_triggers(cx, r->id, relid);
 	capacity = PG_ARGISNULL(2) ? auto_capacity(relid, only) : PG_GETARG_INT64(2);
-	f = bf_new_tracked_filter(capacity, fpr, PG_ARGISNULL(2));
+	f = bf_new_tracked_filter(capacity, fpr, PG_ARGISNULL(2), 0);
 	bf_fill_from_rel(&f, relid, colname, only, "bf_rebuild");
 
 	values[0] = Int64GetDatum(capacity);
@@ -635,121 +598,14 @@ rebuild_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 }
 
 /*
- * method 'trigger', concurrently: the table is read into a filter of the
- * live one's size while writers go on; then, with writers kept out (a
- * SHARE ROW EXCLUSIVE lock on the table, and the registry row's lock), the
- * chunks written since the read began are ORed in from the live filter,
- * and the new filter replaces it.  Writers wait only for that swap,
- * lookups never.  A key written during the read is either in the rows the
- * read saw or in a chunk written after it began; bits of keys deleted
- * since the last rebuild stay only in those chunks.  Which chunks those
- * are: for a chunked filter, those whose last writer's transaction id is
- * at or above the xmin of a snapshot taken before the read; for a whole
- * one (a registry not yet updated to 1.2), the stamps of
- * bf_track_changes.c.
- */
-static void
-rebuild_filter_concurrently(BfSpiContext *cx, RegRow *before, Oid relid,
-							Datum colname, AttrNumber attnum)
-{
-	bool		only = get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE;
-	BfFilter	f;
-	BfFilter	live;
-	RegRow		r;
-	Size		len;
-	bool	   *changed;
-	uint8	   *dst;
-	const uint8 *src;
-	uint64		ones;
-	uint64		start;
-	Size		chunk;
-	Snapshot	snap;
-	bool		ok;
-
-	if ((before->filter_raw == NULL && before->chunk_bytes == 0) || !before->has_version ||
-		before->malformed)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the filter of column \"%s\" cannot be rebuilt concurrently",
-						NameStr(before->col)),
-				 errdetail("It has no filter to catch up from, or no version to tell what changed."),
-				 errhint("Call bf_rebuild without concurrently.")));
-	if (before->growing ||
-		(before->chunk_bytes == 0 && bf_datum_is_growing(before->filter_raw)))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a growing filter cannot be rebuilt concurrently"),
-				 errdetail("Its layers are sized as the keys came; only a filter of one size can take the writes made during the rebuild."),
-				 errhint("Call bf_rebuild without concurrently.")));
-	snap = RegisterSnapshot(GetLatestSnapshot());
-	start = bf_chunks_snapshot_xid(snap);
-	UnregisterSnapshot(snap);
-	/* an empty filter of the live one's size and family */
-	f.vl = before->chunk_bytes > 0 ? bf_chunks_empty(before) :
-		bf_filter_clear(PointerGetDatum(before->filter_raw));
-	bf_read_header(f.vl, &f.hdr);
-	bf_fill_from_rel(&f, relid, NameStr(*DatumGetName(colname)), only, "bf_rebuild");
-
-	/* the swap: writers kept out from here, the live filter as it is now */
-	lock_tree(relid, ShareRowExclusiveLock);
-	lock_registry_row(cx, relid, colname, &r);
-	len = VARSIZE_ANY_EXHDR(f.vl);
-	chunk = r.chunk_bytes > 0 ? (Size) r.chunk_bytes : BF_CHANGE_CHUNK;
-	changed = palloc0(sizeof(bool) * (len / chunk + 1));
-	live.vl = NULL;
-	ok = r.has_version && r.version == before->version &&
-		r.chunk_bytes == before->chunk_bytes && !r.malformed;
-	if (ok && r.chunk_bytes > 0)
-	{
-		snap = RegisterSnapshot(GetLatestSnapshot());
-		live.vl = bf_chunks_assemble(cx->ext, &r, snap, start, changed);
-		UnregisterSnapshot(snap);
-	}
-	else if (ok && r.filter_raw != NULL)
-	{
-		live.vl = bf_detoast_copy(PointerGetDatum(r.filter_raw)).vl;
-		ok = bf_track_changed_since(r.changes_raw, r.version, len, before->version, changed);
-	}
-	if (!ok || live.vl == NULL || VARSIZE_ANY_EXHDR(live.vl) != len)
-		ereport(ERROR,
-				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-				 errmsg("the filter of column \"%s\" was replaced during its concurrent rebuild",
-						NameStr(r.col)),
-				 errdetail("A TRUNCATE, another rebuild or a schema change replaced it, so the writes made meanwhile cannot be told apart."),
-				 errhint("Call bf_rebuild again.")));
-	bf_read_header(live.vl, &live.hdr);
-	/* a table empty when read: the family the writers since gave the filter */
-	bloom_adopt_family(&f.hdr, &live.hdr);
-	dst = (uint8 *) VARDATA_ANY(f.vl);
-	src = (const uint8 *) VARDATA_ANY(live.vl);
-	for (Size c = 0; c < len / chunk + 1; c++)
-	{
-		/* the bits only: the header is the new filter's */
-		Size		base = r.chunk_bytes > 0 ? BLOOM_HEADER_SIZE : 0;
-		Size		from = Max(base + c * chunk, (Size) BLOOM_HEADER_SIZE);
-		Size		to = Min(base + (c + 1) * chunk, len);
-
-		CHECK_FOR_INTERRUPTS();
-		if (changed[c])
-			for (Size i = from; i < to; i++)
-				dst[i] |= src[i];
-	}
-	ones = bloom_popcount(BF_BITS(f.vl), f.hdr.nblocks * BLOOM_BLOCK_BYTES);
-	f.hdr.inserted = bloom_estimate_inserted(ones, f.hdr.nblocks, f.hdr.nhashes);
-	bloom_header_write(BF_PAYLOAD(f.vl), &f.hdr);
-
-	bf_registry_set_value(cx, r.id, f.vl,
-						  psprintf(", deleted_since_rebuild = 0%s",
-								   cx->ext->att_stale ? ", stale = NULL" : ""),
-						  0, NULL, NULL);
-	record_attnum(cx, r.id, relid, attnum);
-}
-
-/*
  * bf_rebuild(tbl, col, capacity, fpr, concurrently): concurrently, for the
- * trigger method, writers are kept out only for the swap (above); an index
- * cannot be rebuilt concurrently from a function (REINDEX CONCURRENTLY is a
- * top-level command), so the caller is told the command to run.
+ * trigger method, writers are kept out only for the swap
+ * (bf_track_rebuild.c): into a filter of the same size when the capacity
+ * and rate stay and the filter is not growing, else into one of the new
+ * shape (a growing filter compacted into one layer, sized as bf_rebuild
+ * sizes it).  An index cannot be rebuilt concurrently from a function
+ * (REINDEX CONCURRENTLY is a top-level command), so the caller is told the
+ * command to run.
  */
 static void
 rebuild_concurrently(FunctionCallInfo fcinfo, Oid relid, Datum colname)
@@ -757,9 +613,11 @@ rebuild_concurrently(FunctionCallInfo fcinfo, Oid relid, Datum colname)
 	BfSpiContext cx;
 	RegRow		r;
 	AttrNumber	attnum;
+	double		fpr;
+	bool		growing;
 
 	/* against DDL, TRUNCATE and another rebuild; not against writers */
-	lock_tree(relid, ShareUpdateExclusiveLock);
+	bf_lock_tree(relid, ShareUpdateExclusiveLock);
 	bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
 	if (!bf_registry_fetch(cx.ext, 0, relid, NameStr(*DatumGetName(colname)), true, &r))
 		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
@@ -775,18 +633,27 @@ rebuild_concurrently(FunctionCallInfo fcinfo, Oid relid, Datum colname)
 				 errhint("Run REINDEX INDEX CONCURRENTLY %s.", bf_qualified_rel(idx)) :
 				 errhint("Call bf_rebuild without concurrently to make the index anew.")));
 	}
-	if ((!PG_ARGISNULL(2) && PG_GETARG_INT64(2) != r.capacity) ||
-		(!PG_ARGISNULL(3) && PG_GETARG_FLOAT8(3) != r.fpr))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a concurrent rebuild keeps the filter's size"),
-				 errdetail("The writes made during the rebuild are taken from the live filter, which must be of the same size."),
-				 errhint("Call bf_rebuild without concurrently to resize the filter.")));
+	check_capacity_arg(fcinfo, 2, false);
+	fpr = PG_ARGISNULL(3) ? r.fpr : PG_GETARG_FLOAT8(3);
+	bf_check_fpr(fpr);
 	bf_check_local_rows(relid, "bf_rebuild");
 	bf_check_no_children(relid, "bf_rebuild");
 	attnum = user_column(relid, NameStr(r.col));
 	bf_install_missing_triggers(&cx, r.id, relid);
-	rebuild_filter_concurrently(&cx, &r, relid, colname, attnum);
+	growing = r.growing || (r.chunk_bytes == 0 && r.filter_raw != NULL &&
+							bf_datum_is_growing(r.filter_raw));
+	if (!growing && fpr == r.fpr && (PG_ARGISNULL(2) || PG_GETARG_INT64(2) == r.capacity))
+		bf_rebuild_same_size(&cx, &r, relid, colname);
+	else if (growing)
+		/* compacted: sized as a plain bf_rebuild would size it */
+		bf_rebuild_reshaped(&cx, &r, relid, colname,
+							PG_ARGISNULL(2) ? auto_capacity(relid, get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE) :
+							PG_GETARG_INT64(2),
+							fpr, PG_ARGISNULL(2));
+	else
+		bf_rebuild_reshaped(&cx, &r, relid, colname,
+							PG_ARGISNULL(2) ? r.capacity : PG_GETARG_INT64(2), fpr, false);
+	record_attnum(&cx, r.id, relid, attnum);
 	bf_registry_changed(cx.ext);
 	bf_spi_end(&cx);
 }
@@ -821,9 +688,9 @@ bf_rebuild(PG_FUNCTION_ARGS)
 	 * SHARE: writers wait (before their sync trigger could race with the
 	 * swap), readers and bf_might_contain go on with the old filter.
 	 */
-	lock_tree(relid, ShareLock);
+	bf_lock_tree(relid, ShareLock);
 	bf_spi_begin(&cx, fcinfo->flinfo->fn_oid, true);
-	lock_registry_row(&cx, relid, PG_GETARG_DATUM(1), &r);
+	bf_registry_lock_col(&cx, relid, PG_GETARG_DATUM(1), &r);
 	check_capacity_arg(fcinfo, 2, r.use_index);
 	fpr = PG_ARGISNULL(3) ? r.fpr : PG_GETARG_FLOAT8(3);
 	bf_check_fpr(fpr);

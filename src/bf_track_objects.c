@@ -32,6 +32,7 @@
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -462,12 +463,28 @@ bf_fill_from_rel(BfFilter *f, Oid relid, const char *colname, bool only,
  * saturates; else plain.
  */
 BfFilter
-bf_new_tracked_filter(int64 capacity, double fpr, bool growing)
+bf_new_tracked_filter(int64 capacity, double fpr, bool growing, int64 seed)
 {
 	BfFilter	f;
 
-	f.vl = growing ? bf_grow_new(capacity, fpr, BF_TRACK_GROWTH, 0) :
-		bf_new_for(capacity, fpr, 0);
+	f.vl = growing ? bf_grow_new(capacity, fpr, BF_TRACK_GROWTH, seed) :
+		bf_new_for(capacity, fpr, seed);
 	bf_read_any_header(f.vl, &f.hdr);
 	return f;
+}
+
+/*
+ * Lock the table and, when partitioned, its partitions (as LOCK TABLE
+ * does); then make sure it was not dropped while we waited.
+ */
+void
+bf_lock_tree(Oid relid, LOCKMODE mode)
+{
+	LockRelationOid(relid, mode);
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+		list_free(find_all_inheritors(relid, mode, NULL));
 }

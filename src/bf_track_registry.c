@@ -219,6 +219,27 @@ bf_registry_lock(BfSpiContext *cx, int64 id, RegRow *now)
 	return found;
 }
 
+/* the registry row of (relid, col), locked FOR UPDATE, or bf_not_tracked() */
+void
+bf_registry_lock_col(BfSpiContext *cx, Oid relid, Datum colname, RegRow *r)
+{
+	Oid			types[2] = {OIDOID, NAMEOID};
+	Datum		values[2] = {ObjectIdGetDatum(relid), colname};
+	bool		isnull;
+	int64		id;
+
+	bf_as_owner(cx);
+	bf_spi_exec(psprintf("SELECT id FROM %s WHERE tbl = $1 AND col = $2 FOR UPDATE",
+						 cx->ext->registry),
+				2, types, values, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
+	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	/* the row as it is now, after waiting for the lock (repaired if bad) */
+	if (!bf_registry_fetch_damaged(cx->ext, id, InvalidOid, NULL, true, r))
+		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
+}
+
 /*
  * Write the header of the chunked filter of r (its family, set by the
  * first values added, or its layers after a growth); the caller holds the
@@ -490,7 +511,13 @@ bf_registry_delete(BfSpiContext *cx, int64 id)
 	bf_spi_exec(psprintf("DELETE FROM %s WHERE id = $1", cx->ext->registry_attnum),
 				1, types, values, SPI_OK_DELETE);
 	if (cx->ext->att_chunk_bytes)
+	{
 		bf_chunks_delete(cx->ext, id);
+		/* the keys logged for a rebuild that failed, if any */
+		bf_spi_exec(psprintf("DELETE FROM %s.bf_registry_pending WHERE id = $1",
+							 cx->ext->nspname),
+					1, types, values, SPI_OK_DELETE);
+	}
 	bf_registry_changed(cx->ext);
 }
 

@@ -216,6 +216,7 @@ sync_chunked(FunctionCallInfo fcinfo, TriggerData *td, BfSpiContext *cx,
 		return;
 	if (family_set)
 		set_chunked_family(fcinfo, cx, r, &scan, ts, desc, attnum, ti);
+	bf_rebuild_note_writes(fcinfo->flinfo->fn_oid, r, hashes, (int) n);
 	if (r->growing)
 	{
 		bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);

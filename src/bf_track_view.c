@@ -74,7 +74,8 @@ bf_track_index(PG_FUNCTION_ARGS)
 /*
  * The estimated cardinality, the fill and the estimated false-positive
  * rate of a tracked filter, as bf_info computes them (a growing filter's
- * summed over its layers), then its bytes if the result has a 4th column.
+ * summed over its layers), then its bytes and its number of layers if the
+ * result has a 4th and a 5th column.
  */
 static Datum
 stats_row(FunctionCallInfo fcinfo, BfFilter f)
@@ -83,8 +84,9 @@ stats_row(FunctionCallInfo fcinfo, BfFilter f)
 	uint64		bits_set;
 	double		fpr;
 	TupleDesc	tupdesc;
-	Datum		values[4];
-	bool		nulls[4] = {false, false, false, false};
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+	int			layers = 1;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -95,6 +97,7 @@ stats_row(FunctionCallInfo fcinfo, BfFilter f)
 		values[0] = Float8GetDatum(sum.cardinality);
 		values[1] = Float8GetDatum((double) sum.bits_set / (double) sum.nbits);
 		values[2] = Float8GetDatum(sum.fpr);
+		layers = bloom_load_u16(BF_PAYLOAD(f.vl) + 6);
 	}
 	else
 	{
@@ -105,6 +108,7 @@ stats_row(FunctionCallInfo fcinfo, BfFilter f)
 		values[2] = Float8GetDatum(fpr);
 	}
 	values[3] = Int64GetDatum((int64) VARSIZE_ANY_EXHDR(f.vl));
+	values[4] = Int32GetDatum(layers);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
 													  values, nulls)));
 }

@@ -4,9 +4,9 @@
  *	  The opt-in background worker that rebuilds drifted tracked filters
  *	  online: every tracked column that bf_tracked shows as due for a
  *	  rebuild (its rate over twice the target because of keys that are
- *	  gone) gets a REINDEX INDEX CONCURRENTLY of its bloomfilter index, or
- *	  for the trigger method bf_rebuild(..., concurrently => true), run as
- *	  the table's owner.
+ *	  gone, or a growing filter of 4 layers or more) gets a REINDEX INDEX
+ *	  CONCURRENTLY of its bloomfilter index, or for the trigger method
+ *	  bf_rebuild(..., concurrently => true), run as the table's owner.
  *
  * Started only when the library is in shared_preload_libraries, and idle
  * unless bloomfilter.auto_rebuild is on.  It connects to one database
@@ -15,8 +15,7 @@
  * bloomfilter.auto_rebuild_naptime seconds reads bf_tracked there as the
  * bootstrap superuser.  REINDEX CONCURRENTLY commits as it goes, so it runs
  * at the top level of a transaction of the worker's own, as a client's
- * command would (no function may run it).  A growing filter tracked by the
- * trigger method has no online rebuild: it is left alone.  A failed
+ * command would (no function may run it).  A failed
  * rebuild is logged and the worker goes on; the invalid index such a
  * rebuild leaves behind (also after a crash) is dropped at the next look.
  *
@@ -170,7 +169,6 @@ due_columns(MemoryContext mcxt, char **nsp)
 	{
 		pgstat_report_activity(STATE_RUNNING, "bloomfilter: looking for drifted filters");
 		drop_leftovers(*nsp);
-		/* a trigger filter stored in chunks (filter NULL) is a plain one */
 		if (SPI_execute(psprintf("SELECT t.method OPERATOR(pg_catalog.=) 'index', "
 								 "(SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' "
 								 "OPERATOR(pg_catalog.||) pg_catalog.quote_ident(c.relname) "
@@ -178,13 +176,9 @@ due_columns(MemoryContext mcxt, char **nsp)
 								 "WHERE c.oid OPERATOR(pg_catalog.=) %s.bf_track_index(t.tbl, t.col) "
 								 "AND n.oid OPERATOR(pg_catalog.=) c.relnamespace), "
 								 "t.tbl::pg_catalog.oid, c.relowner, t.col, t.estimated_fpr, t.target_fpr "
-								 "FROM %s.bf_tracked t JOIN %s.bf_registry r USING (tbl, col), "
-								 "pg_catalog.pg_class c "
-								 "WHERE t.rebuild_due AND NOT t.stale AND c.oid OPERATOR(pg_catalog.=) t.tbl "
-								 "AND (t.method OPERATOR(pg_catalog.=) 'index' OR r.filter IS NULL OR "
-								 "(SELECT i.layout FROM %s.bf_info(r.filter) i) "
-								 "OPERATOR(pg_catalog.<>) 'growing')",
-								 *nsp, *nsp, *nsp, *nsp), true, 0) == SPI_OK_SELECT)
+								 "FROM %s.bf_tracked t, pg_catalog.pg_class c "
+								 "WHERE t.rebuild_due AND NOT t.stale AND c.oid OPERATOR(pg_catalog.=) t.tbl",
+								 *nsp, *nsp), true, 0) == SPI_OK_SELECT)
 		{
 			for (uint64 i = 0; i < SPI_processed; i++)
 			{
@@ -211,7 +205,7 @@ due_columns(MemoryContext mcxt, char **nsp)
 						(errmsg("bloomfilter: rebuilding %s online",
 								d->use_index ? psprintf("index %s", d->index) :
 								psprintf("the filter of %s.%s", get_rel_name(d->tbl), d->col)),
-						 errdetail("Its estimated false-positive rate is %s against a target of %s, from keys that are no longer in the table.",
+						 errdetail("Its estimated false-positive rate is %s against a target of %s (keys that are no longer in the table), or it is a growing filter of 4 layers or more, which the rebuild compacts into one.",
 								   SPI_getvalue(tup, desc, 6), SPI_getvalue(tup, desc, 7))));
 			}
 		}

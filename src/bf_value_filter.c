@@ -59,7 +59,6 @@ void
 bf_adder_add(BfAdder *a, Datum value)
 {
 	BfFilter   *f = a->f;
-	uint64		h;
 
 	if (a->grow)
 	{
@@ -74,8 +73,23 @@ bf_adder_add(BfAdder *a, Datum value)
 		bf_check_family(&f->hdr, BF_PAYLOAD(f->vl), a->ti, true);
 		a->checked = true;
 	}
-	h = bf_hash_datum(a->ti, value, f->hdr.seed);
-	bloom_prefetch_hash(BF_BITS(f->vl), f->hdr.nblocks, h);
+	bf_adder_add_hash(a, bf_hash_datum(a->ti, value, f->hdr.seed));
+}
+
+/*
+ * Add a hash the caller computed with the filter's seed, to a filter
+ * whose family is set already (the family is not checked)
+ */
+void
+bf_adder_add_hash(BfAdder *a, uint64 h)
+{
+	if (a->grow)
+	{
+		a->grow->touched = a->touched;
+		bf_grow_adder_add_hash(a->grow, h);
+		return;
+	}
+	bloom_prefetch_hash(BF_BITS(a->f->vl), a->f->hdr.nblocks, h);
 	a->hashes[a->n++] = h;
 	if (a->n == BF_ADDER_BATCH)
 		adder_flush(a);

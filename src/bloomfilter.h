@@ -185,6 +185,7 @@ typedef struct BfAdder
 
 extern void bf_adder_init(BfAdder *a, BfFilter *f, BfTypeInfo *ti);
 extern void bf_adder_add(BfAdder *a, Datum value);
+extern void bf_adder_add_hash(BfAdder *a, uint64 h);
 extern void bf_adder_finish(BfAdder *a);
 extern bool bf_adder_changed(const BfAdder *a);
 extern bool bf_adder_grew(const BfAdder *a);

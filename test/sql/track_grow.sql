@@ -86,9 +86,16 @@ INSERT INTO tg SELECT g FROM generate_series(1, 5000) g;
 SELECT bf_rebuild('tg', 'k');
 SELECT layer, capacity FROM bf_layers(bf_tracked_filter('tg', 'k'));
 SELECT count(*) AS false_negatives FROM tg WHERE NOT bf_might_contain('tg', 'k', k);
--- growing filters are not rebuilt concurrently (their layers are sized as
--- the keys came)
+-- online, a growing filter that grew is compacted into one layer
+-- sized for the rows (2 x 20 000), and keeps growing from there
+INSERT INTO tg SELECT g FROM generate_series(5001, 20000) g;
+SELECT count(*) AS layers FROM bf_layers(bf_tracked_filter('tg', 'k'));
 SELECT bf_rebuild('tg', 'k', concurrently => true);
+SELECT layer, capacity FROM bf_layers(bf_tracked_filter('tg', 'k'));
+SELECT count(*) AS false_negatives FROM tg WHERE NOT bf_might_contain('tg', 'k', k);
+INSERT INTO tg SELECT g FROM generate_series(20001, 70000) g;
+SELECT count(*) AS layers FROM bf_layers(bf_tracked_filter('tg', 'k'));
+SELECT count(*) AS false_negatives FROM tg WHERE NOT bf_might_contain('tg', 'k', k);
 
 -- a partition attached to a tracked partitioned table: its rows go into
 -- the growing filter, through a growth

@@ -2,7 +2,9 @@
 # bloomfilter.auto_rebuild = on): an index-tracked column whose filter has
 # drifted (keys deleted and replaced) is rebuilt online by REINDEX INDEX
 # CONCURRENTLY, one tracked by the trigger method by bf_rebuild(...,
-# concurrently => true), and one that is not due is left alone.  Every key is found
+# concurrently => true), and one that is not due is left alone; growing
+# filters of both methods that grew 4 layers or more are compacted into
+# one.  Every key is found
 # before and after.  With auto_rebuild off the worker does nothing.  A
 # crash in the middle of an online rebuild leaves a filter that answers,
 # and the worker drops the invalid index the rebuild left behind.
@@ -54,12 +56,15 @@ CREATE TABLE grown (k int);
 CREATE INDEX grown_k ON grown USING bloomfilter (k) WITH (capacity = 1000, growth = 2);
 INSERT INTO grown SELECT g FROM generate_series(1, 30000) g;
 SELECT bf_track('grown', 'k');
+CREATE TABLE grown_t (k int);
+SELECT bf_track('grown_t', 'k', method => 'trigger');
+INSERT INTO grown_t SELECT g FROM generate_series(1, 30000) g;
 SELECT pg_stat_force_next_flush();
 });
 
 my $due = q{SELECT string_agg(tbl::text, ',' ORDER BY tbl::text) FROM bf_tracked WHERE rebuild_due};
-is($node->safe_psql('postgres', $due), 'by_trigger,drifted,grown',
-	'two filters drifted, a growing index grew many layers');
+is($node->safe_psql('postgres', $due), 'by_trigger,drifted,grown,grown_t',
+	'two filters drifted, a growing index and a growing trigger filter grew many layers');
 my $relfile = q{SELECT pg_relation_filenode(bf_track_index('drifted', 'k'))};
 my $before = $node->safe_psql('postgres', $relfile);
 sleep 3;
@@ -106,6 +111,14 @@ is( $node->safe_psql(
 		"SELECT count(*) FROM grown WHERE NOT bf_might_contain('grown', 'k', k)"),
 	'0',
 	'every key of the compacted index found');
+ok( $node->poll_query_until(
+		'postgres', "SELECT count(*) = 1 FROM bf_layers(bf_tracked_filter('grown_t', 'k'))"),
+	'the grown trigger filter is compacted into one layer, online');
+is( $node->safe_psql(
+		'postgres',
+		"SELECT count(*) FROM grown_t WHERE NOT bf_might_contain('grown_t', 'k', k)"),
+	'0',
+	'every key of the compacted trigger filter found');
 is($node->safe_psql('postgres', $due), '', 'nothing left due');
 ok( $node->log_contains(qr/bloomfilter: rebuilding index public\.drifted_k_bf online/),
 	'the worker says what it rebuilt');

@@ -17,7 +17,8 @@
 #
 # Last, a crash in the middle of an online rebuild (bf_rebuild
 # concurrently, waiting to swap its filter in): after recovery the filter
-# is the one from before, not stale, with one row per chunk and no orphan.
+# is the one from before, not stale, with one row per chunk and no orphan;
+# and in the middle of one into another size, whose writers' log is gone.
 #
 # BF_CRASH_SECONDS: how long the clients run before the crash (4).
 use strict;
@@ -243,6 +244,42 @@ $primary->safe_psql('postgres', "SELECT bf_rebuild('t', 'k', concurrently => tru
 is( $primary->safe_psql(
 		'postgres', q{SELECT count(*) FROM t WHERE NOT bf_might_contain('t', 'k', k)}),
 	'0', 'and a rebuild after it completes');
+
+# the same for a rebuild into another size, which waits for a writer
+# holding its lock while another writer logs its key for it: after
+# recovery the log is empty (unlogged), the filter is the one from before
+# with the logged key in it, and a rebuild after it completes
+$writer = IPC::Run::start(
+	[ @one, '-c', 'BEGIN', '-c', "INSERT INTO t VALUES ('holds the lock')", '-c', 'SELECT pg_sleep(600)' ],
+	'>', "$tmp/writer.out", '2>', "$tmp/writer.err");
+$primary->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'");
+$rebuild = IPC::Run::start(
+	[ @one, '-c', "SELECT bf_rebuild('t', 'k', 400000, concurrently => true)" ],
+	'>', "$tmp/rebuild.out", '2>', "$tmp/rebuild.err");
+ok( $primary->poll_query_until(
+		'postgres', q{
+SELECT count(*) > 0 FROM pg_stat_activity
+WHERE query LIKE 'SELECT bf_rebuild%' AND wait_event_type = 'Lock'}),
+	'a rebuild into another size waits for a writer holding its lock');
+$primary->safe_psql('postgres', "INSERT INTO t VALUES ('logged')");
+is($primary->safe_psql('postgres', 'SELECT count(*) FROM bf_registry_pending'),
+	'1', 'a writer during that rebuild logged its key');
+crash_server($primary, $writer, $rebuild);
+$primary->start;
+is( $primary->safe_psql(
+		'postgres', q{
+SELECT (SELECT count(*) FROM bf_registry_pending) || ' ' ||
+       (SELECT count(*) FROM t WHERE NOT bf_might_contain('t', 'k', k)) || ' ' ||
+       (SELECT capacity FROM bf_tracked WHERE tbl = 't'::regclass)}),
+	'0 0 200000',
+	'after a crash mid-rebuild into another size: no log left, every row found, the old size');
+$primary->safe_psql('postgres', "SELECT bf_rebuild('t', 'k', 400000, concurrently => true)");
+is( $primary->safe_psql(
+		'postgres', q{
+SELECT (SELECT count(*) FROM t WHERE NOT bf_might_contain('t', 'k', k)) || ' ' ||
+       (SELECT capacity FROM bf_tracked WHERE tbl = 't'::regclass)}),
+	'0 400000', 'and a rebuild into another size after it completes');
 
 # a dump restored into another cluster, whose transaction ids are still
 # below the ones the chunks were written with: change sets from positions
