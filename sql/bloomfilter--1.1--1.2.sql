@@ -422,6 +422,19 @@ CREATE FUNCTION bf_join_prefilter(index regclass, key anyelement) RETURNS bool
 COMMENT ON FUNCTION bf_join_prefilter(regclass, anyelement) IS
 	'false when the key is definitely not in the index (the join pre-filter''s qual); true where it cannot tell';
 
+-- The qual the planner hook of join pre-filters gives the scan of a join's
+-- outer keys where the inner key column has no bloomfilter index but is
+-- tracked by the trigger method: as bf_might_contain, but it never fails
+-- the query (a column untracked or stale meanwhile, or not readable by the
+-- user the plan runs as, or under row-level security for them, makes it
+-- pass every key) and switches itself off where it drops too little.
+-- STRICT: a NULL key joins nothing.  VOLATILE (it counts what it drops);
+-- PARALLEL SAFE, as bf_might_contain.
+CREATE FUNCTION bf_join_tracked_prefilter(tbl regclass, col name, key anyelement) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bf_join_tracked_prefilter(regclass, name, anyelement) IS
+	'false when the key is definitely not in the tracked filter of the column (a join pre-filter''s qual); true where it cannot tell';
+
 -- The qual the planner hook of run-time join filters gives the scan of a
 -- hash join's outer keys (bloomfilter.runtime_join_filter; README, "Join
 -- pre-filters"): false when the key is not in the Bloom filter that the

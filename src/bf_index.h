@@ -328,6 +328,12 @@ typedef enum BfJoinFilterMode
 } BfJoinFilterMode;
 extern const struct config_enum_entry bf_join_filter_options[];
 extern bool bf_join_pays(Join *join, bool always);
+
+/*
+ * keys a join pre-filter tests before it judges whether it pays: it
+ * switches itself off if it dropped less than a tenth of them
+ */
+#define BF_JOIN_PROBE	10000
 extern bool bf_join_runtime_enabled(void);
 extern bool bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys,
 									 Oid funcoid, int *last_node_id);

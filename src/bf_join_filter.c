@@ -25,9 +25,6 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 
-/* keys tested before the filter judges whether it pays */
-#define BF_JOIN_PROBE	10000
-
 typedef struct JoinFilterState
 {
 	BfTypeInfo	ti;

@@ -51,6 +51,7 @@
  *-------------------------------------------------------------------------
  */
 #include "bf_index.h"
+#include "bf_track.h"
 
 #include "access/genam.h"
 #include "access/stratnum.h"
@@ -73,6 +74,7 @@
 #include "optimizer/planner.h"
 #include "parser/parse_func.h"
 #include "parser/parsetree.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/inval.h"
@@ -90,8 +92,11 @@ typedef struct JoinRewrite
 {
 	PlannedStmt *stmt;
 	Oid			funcoid;		/* bf_join_prefilter(regclass, anyelement) */
+	Oid			tracked_funcoid;	/* bf_join_tracked_prefilter(regclass,
+									 * name, anyelement) */
 	Oid			runtime_funcoid;	/* bf_runtime_filter(internal, anyelement) */
 	bool		changed;
+	bool		tracked_changed;
 	bool		runtime_changed;
 	int			last_node_id;	/* node_ids(): -1 until a node is added */
 } JoinRewrite;
@@ -344,6 +349,59 @@ inner_index(PlannedStmt *stmt, List *pairs, List **keys)
 	return found;
 }
 
+/*
+ * The pair of pairs whose inner column, of the inner scan's plain table,
+ * is tracked by the trigger method with a filter the user may use
+ * (bf_tracked_join_usable); NULL if none.
+ */
+static KeyPair *
+inner_tracked(JoinRewrite *rw, List *pairs)
+{
+	Scan	   *iscan = ((KeyPair *) linitial(pairs))->iscan;
+	RangeTblEntry *rte = rt_fetch(iscan->scanrelid, rw->stmt->rtable);
+	const BfExt *ext;
+	ListCell   *lc;
+
+	if (!OidIsValid(rw->tracked_funcoid) || rte->rtekind != RTE_RELATION ||
+		rte->relkind != RELKIND_RELATION ||
+		(ext = bf_ext(rw->tracked_funcoid, true)) == NULL)
+		return NULL;
+	foreach(lc, pairs)
+	{
+		KeyPair    *kp = lfirst(lc);
+		char	   *col = get_attname(rte->relid, kp->icol->varattno, true);
+
+		if (col != NULL && bf_tracked_join_usable(ext, rte->relid, col, GetUserId()))
+		{
+			/* a later snapshot, or another user, may not use it: plan again */
+			rw->stmt->transientPlan = true;
+			return kp;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The qual bf_join_tracked_prefilter(table, column, key) of pair kp, whose
+ * inner column is tracked by the trigger method
+ */
+static FuncExpr *
+tracked_qual(JoinRewrite *rw, KeyPair *kp)
+{
+	Oid			relid = rt_fetch(kp->iscan->scanrelid, rw->stmt->rtable)->relid;
+	Name		col = palloc0(NAMEDATALEN);
+
+	namestrcpy(col, get_attname(relid, kp->icol->varattno, false));
+	rw->tracked_changed = true;
+	return makeFuncExpr(rw->tracked_funcoid, BOOLOID,
+						list_make3(makeConst(REGCLASSOID, -1, InvalidOid, sizeof(Oid),
+											 ObjectIdGetDatum(relid), false, true),
+								   makeConst(NAMEOID, -1, C_COLLATION_OID, NAMEDATALEN,
+											 NameGetDatum(col), false, false),
+								   copyObject(kp->okey)),
+						InvalidOid, kp->coll, COERCE_EXPLICIT_CALL);
+}
+
 /* ---- rewriting ---- */
 
 /* does the index pre-filter of the join pay (bloomfilter.join_filter)? */
@@ -367,9 +425,15 @@ filter_qual(JoinRewrite *rw, List *pairs)
 	ListCell   *lc;
 	Oid			indexoid = inner_index(rw->stmt, pairs, &keys);
 	Expr	   *key;
+	KeyPair    *tracked;
 
 	if (!OidIsValid(indexoid))
-		return NULL;
+	{
+		/* no index: the filter of a column tracked by the trigger method */
+		if ((tracked = inner_tracked(rw, pairs)) == NULL)
+			return NULL;
+		return tracked_qual(rw, tracked);
+	}
 	foreach(lc, keys)
 		args = lappend(args, copyObject(((KeyPair *) lfirst(lc))->okey));
 	if (list_length(args) == 1)
@@ -696,7 +760,8 @@ has_prefilter(JoinRewrite *rw, Scan *scan, Var *var)
 	{
 		FuncExpr   *f = lfirst(lc);
 
-		if (IsA(f, FuncExpr) && f->funcid == rw->funcoid && equal(llast(f->args), var))
+		if (IsA(f, FuncExpr) && (f->funcid == rw->funcoid || f->funcid == rw->tracked_funcoid) &&
+			equal(llast(f->args), var))
 			return true;
 	}
 	return false;
@@ -783,14 +848,13 @@ walk(JoinRewrite *rw, Plan *p)
 }
 
 /*
- * The function name(args[0], anyelement) of the extension installed here
- * (1.2 on), or invalid; *cached remembers it
+ * The function name(args) of the extension installed here (1.2 on), or
+ * invalid; *cached remembers it
  */
 static Oid
-extension_function(const char *name, Oid argtype, Oid *cached)
+extension_function(const char *name, int nargs, const Oid *args, Oid *cached)
 {
 	Oid			ext;
-	Oid			args[2] = {argtype, ANYELEMENTOID};
 	Relation	rel;
 	ScanKeyData key;
 	SysScanDesc scan;
@@ -815,7 +879,7 @@ extension_function(const char *name, Oid argtype, Oid *cached)
 		return InvalidOid;
 	*cached = LookupFuncName(list_make2(makeString(get_namespace_name(nsp)),
 										makeString(pstrdup(name))),
-							 2, args, true);
+							 nargs, args, true);
 	return *cached;
 }
 
@@ -838,7 +902,11 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		prev_planner(parse, query_string, cursorOptions, boundParams) :
 		standard_planner(parse, query_string, cursorOptions, boundParams);
 	static Oid	prefilter_cached = InvalidOid;
+	static Oid	tracked_cached = InvalidOid;
 	static Oid	runtime_cached = InvalidOid;
+	static const Oid prefilter_args[2] = {REGCLASSOID, ANYELEMENTOID};
+	static const Oid tracked_args[3] = {REGCLASSOID, NAMEOID, ANYELEMENTOID};
+	static const Oid runtime_args[2] = {INTERNALOID, ANYELEMENTOID};
 	JoinRewrite rw;
 	ListCell   *lc;
 
@@ -848,10 +916,13 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 		return stmt;
 	rw.stmt = stmt;
 	rw.changed = false;
+	rw.tracked_changed = false;
 	rw.runtime_changed = false;
-	rw.funcoid = extension_function("bf_join_prefilter", REGCLASSOID, &prefilter_cached);
+	rw.funcoid = extension_function("bf_join_prefilter", 2, prefilter_args, &prefilter_cached);
+	rw.tracked_funcoid = extension_function("bf_join_tracked_prefilter", 3, tracked_args,
+											&tracked_cached);
 	rw.runtime_funcoid = bf_join_runtime_enabled() ?
-		extension_function("bf_runtime_filter", INTERNALOID, &runtime_cached) : InvalidOid;
+		extension_function("bf_runtime_filter", 2, runtime_args, &runtime_cached) : InvalidOid;
 	if (!OidIsValid(rw.funcoid) && !OidIsValid(rw.runtime_funcoid))
 		return stmt;
 	rw.last_node_id = -1;		/* not known yet: node_ids() */
@@ -861,6 +932,8 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 	/* and when the function goes (DROP EXTENSION) */
 	if (rw.changed)
 		depend_on_function(stmt, rw.funcoid);
+	if (rw.tracked_changed)
+		depend_on_function(stmt, rw.tracked_funcoid);
 	if (rw.runtime_changed)
 		depend_on_function(stmt, rw.runtime_funcoid);
 	return stmt;

@@ -147,6 +147,8 @@ typedef struct RegRow
 #define BF_TRACK_MAX_CHUNK_BYTES 4096
 
 extern void bf_not_tracked(Oid relid, const char *colname);
+extern bool bf_tracked_join_usable(const BfExt *ext, Oid relid, const char *colname,
+								   Oid userid);
 extern bool bf_registry_fetch(const BfExt *ext, int64 id, Oid relid,
 							  const char *colname, bool latest, RegRow *out);
 extern bool bf_registry_fetch_damaged(const BfExt *ext, int64 id, Oid relid,

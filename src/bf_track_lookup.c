@@ -15,8 +15,9 @@
  * Privileges are checked again for each statement and user.  Method
  * 'trigger' reads the registry row with the statement's snapshot (the
  * filter a statement sees must be that of its snapshot), then the chunk
- * row that holds the key (bf_track_chunks.c), or a growing filter's value
- * from the backend's filter cache.
+ * row of each layer that holds the key (bf_track_chunks.c).  The join
+ * pre-filter of a column tracked by the trigger method,
+ * bf_join_tracked_prefilter, asks the same way.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,6 +25,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -35,6 +37,7 @@
 #include "utils/memutils.h"
 #include "utils/pg_lsn.h"
 #include "utils/snapmgr.h"
+#include "utils/rls.h"
 
 #include "bf_cache.h"
 #include "bf_index.h"
@@ -369,6 +372,12 @@ typedef struct LookupCall
 	BfCachedFilter *held;
 	struct varlena *assembled;	/* a chunked filter's value, in fn_mcxt */
 	MemoryContextCallback release;
+
+	/* as a join pre-filter: the user found able to use it, and its counts */
+	Oid			join_user;
+	bool		join_off;
+	uint64		join_tested;
+	uint64		join_dropped;
 } LookupCall;
 
 /* give back the filter held for the row (also when fn_mcxt goes away) */
@@ -576,12 +585,11 @@ lookup_filter(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c)
 	return &c->filter;
 }
 
-PG_FUNCTION_INFO_V1(bf_might_contain);
-Datum
-bf_might_contain(PG_FUNCTION_ARGS)
+/* bf_might_contain(tbl, col, value) on c, fcinfo's call-site state */
+static Datum
+might_contain(FunctionCallInfo fcinfo, LookupCall *c)
 {
 	const BfExt *ext = bf_ext(fcinfo->flinfo->fn_oid, false);
-	LookupCall *c = lookup_call(fcinfo);
 	TrackEntry *e = lookup_entry(fcinfo, ext, c);
 	Datum		value = PG_GETARG_DATUM(2);
 	const BfFilter *f;
@@ -626,6 +634,88 @@ bf_might_contain(PG_FUNCTION_ARGS)
 		PG_RETURN_BOOL(bf_chunks_test(ext, &c->row, &c->ti, value, lookup_snapshot()));
 	f = lookup_filter(fcinfo, ext, c);
 	PG_RETURN_BOOL(bf_filter_test(f, &c->ti, value));
+}
+
+PG_FUNCTION_INFO_V1(bf_might_contain);
+Datum
+bf_might_contain(PG_FUNCTION_ARGS)
+{
+	return might_contain(fcinfo, lookup_call(fcinfo));
+}
+
+/*
+ * May a join pre-filter ask the filter of column colname of table relid,
+ * tracked by the trigger method, for userid: a plain table of its own
+ * rows, no row-level security for userid, SELECT on the column, a filter
+ * that is not stale and whose sync triggers and column type are as it was
+ * built for?  What bf_might_contain would check, without an error:
+ * false where it would fail.
+ */
+bool
+bf_tracked_join_usable(const BfExt *ext, Oid relid, const char *colname, Oid userid)
+{
+	AttrNumber	attnum;
+	AttrNumber	recorded;
+	Oid			typid,
+				collid,
+				now_typid,
+				now_collid;
+	int32		typmod;
+	RegRow		r;
+
+	if (get_rel_relkind(relid) != RELKIND_RELATION || has_subclass(relid) ||
+		bf_citus_table(relid) || check_enable_rls(relid, userid, true) != RLS_NONE)
+		return false;
+	attnum = get_attnum(relid, colname);
+	if (attnum <= 0 ||
+		(pg_class_aclcheck(relid, userid, ACL_SELECT) != ACLCHECK_OK &&
+		 pg_attribute_aclcheck(relid, attnum, userid, ACL_SELECT) != ACLCHECK_OK))
+		return false;
+	if (!bf_registry_fetch_damaged(ext, 0, relid, colname, false, &r) || r.use_index ||
+		r.stale || r.malformed || (r.chunk_bytes == 0 && r.filter_raw == NULL) ||
+		bf_sync_trigger_problem(ext, r.id, relid) != NULL)
+		return false;
+	get_atttypetypmodcoll(relid, attnum, &now_typid, &typmod, &now_collid);
+	return !(bf_registry_attnum(ext, r.id, &recorded, &typid, &collid) &&
+			 recorded == attnum && OidIsValid(typid) &&
+			 (now_typid != typid || now_collid != collid));
+}
+
+/*
+ * bf_join_tracked_prefilter(tbl, col, key): the qual the planner hook
+ * (bf_join_plan.c) gives the scan of a join's outer keys when the inner
+ * key column is tracked by the trigger method.  It answers as
+ * bf_might_contain, except that where it cannot (the column untracked,
+ * its filter stale, or not readable by the user the query runs as) it
+ * says "maybe" to every key, and that it switches itself off after
+ * BF_JOIN_PROBE keys of which it dropped less than a tenth, as
+ * bf_join_prefilter does.
+ */
+PG_FUNCTION_INFO_V1(bf_join_tracked_prefilter);
+Datum
+bf_join_tracked_prefilter(PG_FUNCTION_ARGS)
+{
+	LookupCall *c = lookup_call(fcinfo);
+	bool		found;
+
+	if (c->join_off)
+		PG_RETURN_BOOL(true);
+	if (c->join_user != GetUserId())
+	{
+		if (!bf_tracked_join_usable(bf_ext(fcinfo->flinfo->fn_oid, false), PG_GETARG_OID(0),
+									NameStr(*PG_GETARG_NAME(1)), GetUserId()))
+		{
+			c->join_off = true;
+			PG_RETURN_BOOL(true);
+		}
+		c->join_user = GetUserId();
+	}
+	found = DatumGetBool(might_contain(fcinfo, c));
+	c->join_tested++;
+	c->join_dropped += !found;
+	if (c->join_tested == BF_JOIN_PROBE && c->join_dropped < BF_JOIN_PROBE / 10)
+		c->join_off = true;
+	PG_RETURN_BOOL(found);
 }
 
 PG_FUNCTION_INFO_V1(bf_tracked_filter);

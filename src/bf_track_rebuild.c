@@ -37,14 +37,20 @@
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
-/* the fourth field of the extension's advisory locks ("BF"): 1 and 2 are SQL's */
-#define REBUILD_LOCK_KIND 0x4246
+/*
+ * The lock of registry row id is REBUILD_LOCK_SLOTS advisory locks, whose
+ * fourth field is REBUILD_LOCK_KIND plus the slot (SQL's advisory locks
+ * have 1 or 2 there): a writer takes the one of its slot, a rebuild all,
+ * so that writers of one filter do not all queue on one lock's partition.
+ */
+#define REBUILD_LOCK_KIND 0x4200
+#define REBUILD_LOCK_SLOTS 16
 
 static void
-rebuild_tag(LOCKTAG *tag, int64 id)
+rebuild_tag(LOCKTAG *tag, int64 id, int slot)
 {
 	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) ((uint64) id >> 32), (uint32) id,
-						 REBUILD_LOCK_KIND);
+						 REBUILD_LOCK_KIND + slot);
 }
 
 static void
@@ -78,7 +84,7 @@ bf_rebuild_note_writes(Oid fn_oid, const RegRow *r, const uint64 *hashes, int n)
 	Oid			types[2] = {INT8OID, BYTEAOID};
 	Datum		values[2];
 
-	rebuild_tag(&tag, r->id);
+	rebuild_tag(&tag, r->id, MyProcPid % REBUILD_LOCK_SLOTS);
 	if (LockAcquire(&tag, ShareLock, false, true) != LOCKACQUIRE_NOT_AVAIL)
 		return;
 	b = palloc(VARHDRSZ + sizeof(uint64) * n);
@@ -281,8 +287,11 @@ bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid, Datum col
 	 * Writers that did not see the lock commit before the read; those that
 	 * come after it log their keys.  Logs of a rebuild that failed go.
 	 */
-	rebuild_tag(&tag, before->id);
-	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	for (int slot = 0; slot < REBUILD_LOCK_SLOTS; slot++)
+	{
+		rebuild_tag(&tag, before->id, slot);
+		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	}
 	values[0] = Int64GetDatum(before->id);
 	bf_spi_exec(psprintf("DELETE FROM %s WHERE id = $1", pending_table(cx->ext)),
 				1, types, values, SPI_OK_DELETE);

@@ -83,6 +83,8 @@ from psycopg import errors
 GUC = "bloomfilter.join_filter"
 SKIP_MSG = "skipped: the library has no join pre-filter (bloomfilter.join_filter)"
 FN = "bf_join_prefilter"
+# the pre-filter of a column tracked by the trigger method
+TRACKED_FN = "bf_join_tracked_prefilter"
 # run-time filters built from a hash join's inner side: a fourth run of
 # each query has them on (the index pre-filter on or off by turns)
 RT_GUC = "bloomfilter.runtime_join_filter"
@@ -157,7 +159,8 @@ COLUMNS = ("id int NOT NULL, k4 int, k8 bigint, kt text, kv varchar, c1 int, c2 
 
 class Table:
     def __init__(self, name, n, profile, bf=(), btree=(), bf_before=(), extra_bf=(),
-                 relkind="r", unlogged=False, modify=False, outer_weight=1.0, inner_weight=1.0):
+                 relkind="r", unlogged=False, modify=False, outer_weight=1.0, inner_weight=1.0,
+                 tracked=()):
         self.name = name
         self.n = n
         self.profile = profile
@@ -170,6 +173,10 @@ class Table:
         self.modify = modify
         self.outer_weight = outer_weight   # how often it is drawn as the outer side
         self.inner_weight = inner_weight
+        # columns tracked by the trigger method (bf_track(..., method =>
+        # 'trigger')), made before the rows: their filters answer as an
+        # index would (bf_join_tracked_prefilter)
+        self.tracked = list(tracked)
         # the complete indexes a join may use: filled by setup
         self.bf1 = set()
         self.bf2 = set()
@@ -196,6 +203,7 @@ def table_specs():
                                                (("k4",), "")], modify=True),
         Table("d_unl", 300, "dim", bf=[("k4",), ("kt",)], unlogged=True),
         Table("d_inv", 400, "dim"),      # kt: CREATE INDEX CONCURRENTLY; k4: left invalid
+        Table("d_trk", 500, "dim", tracked=["k4", "kt", "k8"], btree=["k4"], modify=True),
         Table("e_empty", 0, "dim", bf=[("k4",), ("k8",), ("kt",), ("c1", "c2")]),
         Table("e_one", 1, "dim", bf=[("k4",), ("k8",), ("kt",), ("c1", "c2")]),
         Table("p_part", 1500, "dim", relkind="p"),
@@ -289,6 +297,10 @@ def setup(conninfo, seed, tables):
                 cur.execute("CREATE INDEX %s ON %s USING bloomfilter (%s)%s" % (
                     idxname(t.name, cols), t.name, ", ".join(cols),
                     " WITH (%s)" % w if w else ""))
+            for col in t.tracked:
+                # a growing filter (no capacity), filled as the rows come
+                cur.execute("SELECT bf_track(%s, %s, method => 'trigger')", (t.name, col))
+                t.bf1.add(col)
             if t.name == "e_one":
                 rows = [(next_id, 42, 42, "k42", "k42", 1, 1, 5, 0)]
             else:
@@ -998,7 +1010,7 @@ def filters_of(explain_json, fn=FN):
     for top in doc:
         for n in plan_nodes(top["Plan"]):
             f = n.get("Filter", "")
-            if fn in f:
+            if fn in f or (fn == FN and TRACKED_FN in f):
                 out.append((n.get("Alias", "?"), f, n))
     return out
 
@@ -1149,6 +1161,8 @@ class Runner(Session):
         if filt:
             self.stats["filtered"] += 1
             self.shape_filtered[q.shape] += 1
+        if any(TRACKED_FN in f for _, f, _ in filt):
+            self.stats["filtered by a tracked filter"] += 1
         main = q.cats & {"inner", "semi", "outer"}
         if main:
             self.stats["eligible"] += 1
@@ -1629,7 +1643,11 @@ def main():
                 conn.execute("CREATE OR REPLACE FUNCTION bf_join_prefilter(index regclass, key anyelement) "
                              "RETURNS bool LANGUAGE sql AS $$ SELECT hashtext($2::text) %% 7 <> 0 $$"
                              .replace("%%", "%"))
-            note("--mutate: bf_join_prefilter drops one key in seven (this run must fail)")
+                conn.execute("CREATE OR REPLACE FUNCTION bf_join_tracked_prefilter(tbl regclass, col name, "
+                             "key anyelement) RETURNS bool LANGUAGE sql AS "
+                             "$$ SELECT hashtext($3::text) %% 7 <> 0 $$".replace("%%", "%"))
+            note("--mutate: bf_join_prefilter and bf_join_tracked_prefilter drop one key in seven "
+                 "(this run must fail)")
         note("data: %d tables, %d rows (%.1f s)" % (len(tables), nrows, time.time() - t0))
         gen = Gen(tables, args.seed)
         runner = Runner(db, args, has_guc)
@@ -1660,6 +1678,11 @@ def main():
                  ef, elig, pct, ", ".join("%s %d/%d" % (c, runner.cat_filtered[c], runner.cat_total[c])
                                           for c in ("inner", "semi", "outer")),
                  st["filtered"], st["filtered, not eligible"]))
+        note("pre-filters from filters tracked by the trigger method: %d queries"
+             % st["filtered by a tracked filter"])
+        if not args.self_test and not args.mutate and args.only is None and \
+                st["filtered by a tracked filter"] == 0:
+            fail("harness", "no query got a pre-filter from a tracked filter")
         if runner.not_eligible:
             note("filtered, not counted eligible, by shape: %s" % ", ".join(
                 "%s %d" % kv for kv in sorted(runner.not_eligible.items())))

@@ -14,6 +14,9 @@
 #   4. the trigger method (a table of BENCH_REBUILD_TRIGGER_ROWS, 1 000 000):
 #      the slowest single-row insert during bf_rebuild(..., concurrently =>
 #      true) against during a plain bf_rebuild, which keeps writers out
+#   5. a growing trigger filter grown from 1 000 to that many keys,
+#      compacted online (writers log their keys for the rebuild): the
+#      slowest insert, the rebuild's time against the same rebuild alone
 # Sourced by run-inner.sh with lib.sh loaded (q, row, ratio, log).
 
 PGBENCH="$(pg_config --bindir)/pgbench"
@@ -88,11 +91,11 @@ VACUUM ANALYZE rbt;" >/dev/null
 printf '\\set id random(%s, %s)\nINSERT INTO rbt VALUES (:id);\n' "$((B * 3))" "$((B * 4))" >"$work/tins.sql"
 # writers during a rebuild: the slowest insert (inserts queue on the
 # registry row, as they always do with this method)
-writes_during() { # SQL -> "ms_of_SQL max_insert_ms inserts"
+writes_during() { # SQL ms [script] -> "ms_of_SQL max_insert_ms inserts"
 	local t secs2=$(( $2 / 1000 + 6 ))
 	rm -f "$work"/tload*
 	(cd "$work" && "$PGBENCH" -n -M prepared -c 1 -T "$secs2" -l --log-prefix=tload \
-		-f tins.sql "$BENCH_DB" >/dev/null 2>&1) &
+		-f "${3:-tins.sql}" "$BENCH_DB" >/dev/null 2>&1) &
 	local pid=$!
 	sleep 2
 	t="$(wall_ms "$1")"
@@ -107,4 +110,21 @@ row "trigger method, slowest insert during bf_rebuild concurrently / during bf_r
 	"$(ratio "$max_conc" "$max_lock")" "(info)" \
 	"slowest insert $max_conc ms ($n_conc inserts) against $max_lock ms ($n_lock inserts); rebuild $t_conc ms concurrently, $t_lock ms under ShareLock, $t_plain ms alone; $missed keys missed"
 q "SELECT bf_untrack('rbt', 'k'); DROP TABLE rbt" >/dev/null
+
+# ---- a growing trigger filter compacted online ----
+q "DROP TABLE IF EXISTS rbg;
+CREATE TABLE rbg (k bigint);
+SELECT bf_track('rbg', 'k', method => 'trigger');
+INSERT INTO rbg SELECT g FROM generate_series(1, $T) g;
+VACUUM ANALYZE rbg;" >/dev/null
+layers="$(q "SELECT count(*) FROM bf_layers(bf_tracked_filter('rbg', 'k'))")"
+bytes_before="$(q "SELECT octet_length(bf_tracked_filter('rbg', 'k')::bytea)")"
+printf '\\set id random(%s, %s)\nINSERT INTO rbg VALUES (:id);\n' "$((B * 3))" "$((B * 4))" >"$work/gins.sql"
+read -r t_g max_g n_g <<<"$(writes_during "SELECT bf_rebuild('rbg', 'k', concurrently => true)" 3000 gins.sql)"
+t_g_alone="$(wall_ms "SELECT bf_rebuild('rbg', 'k', concurrently => true)")"
+missed="$(q "SELECT count(*) FROM rbg WHERE NOT bf_might_contain('rbg', 'k', k)")"
+row "trigger method, growing filter compacted online: rebuild under inserts / alone ($(fmt_int "$T") rows)" \
+	"$(ratio "$t_g" "$t_g_alone")" "(info)" \
+	"$layers layers ($bytes_before bytes) into $(q "SELECT count(*) FROM bf_layers(bf_tracked_filter('rbg', 'k'))") ($(q "SELECT octet_length(bf_tracked_filter('rbg', 'k')::bytea)") bytes); $t_g ms under a single-row insert load (slowest insert $max_g ms of $n_g, each writer logging its key), $t_g_alone ms alone; $missed keys missed"
+q "SELECT bf_untrack('rbg', 'k'); DROP TABLE rbg" >/dev/null
 rm -rf "$work"

@@ -146,6 +146,55 @@ FROM generate_series(1, 20000) g;
 SELECT count(*) FILTER (WHERE bf_join_prefilter('jf_small_k_bf', CASE WHEN g <= 10000 THEN 10 ELSE -g END)) AS passed
 FROM generate_series(1, 20000) g;
 
+-- A column tracked by the trigger method, with no bloomfilter index:
+-- bf_join_tracked_prefilter(table, column, key) asks its filter as
+-- bf_might_contain does, with the same rules (where it is added, rights,
+-- row-level security) and the same fail-safe answers
+CREATE TABLE jf_tracked (k int, note text);
+INSERT INTO jf_tracked SELECT g * 10, 'n' || g FROM generate_series(1, 500) g;
+SELECT bf_track('jf_tracked', 'k', 1000, 0.01, method => 'trigger');
+ANALYZE jf_tracked;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_tracked s ON s.k = b.k;
+SELECT test_explain('SELECT count(*) FROM jf_big b JOIN jf_tracked s ON s.k = b.k', 'Filter');
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b WHERE EXISTS (SELECT 1 FROM jf_tracked s WHERE s.k = b.k8);
+SELECT count(*) FROM jf_big b JOIN jf_tracked s ON s.k = b.k;
+SELECT count(*) FROM jf_big b WHERE EXISTS (SELECT 1 FROM jf_tracked s WHERE s.k = b.k8);
+-- keys written after the plan was made are found
+PREPARE jf_tp AS SELECT count(*) FROM jf_big b JOIN jf_tracked s ON s.k = b.k;
+EXECUTE jf_tp;
+INSERT INTO jf_tracked VALUES (11), (12);
+EXECUTE jf_tp;
+SET bloomfilter.join_filter = off;
+EXECUTE jf_tp;
+SET bloomfilter.join_filter = on;
+-- never on a preserved side
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b LEFT JOIN jf_tracked s ON s.k = b.k;
+-- rights: not under row-level security; the qual itself passes every key
+-- for a user without SELECT on the key, and for one under row-level
+-- security
+GRANT SELECT (note) ON jf_tracked TO jf_reader;
+SET ROLE jf_reader;
+SELECT bf_join_tracked_prefilter('jf_tracked', 'k', 5) AS unreadable_passes;
+RESET ROLE;
+GRANT SELECT ON jf_tracked TO jf_reader;
+ALTER TABLE jf_tracked ENABLE ROW LEVEL SECURITY;
+CREATE POLICY jf_t_some ON jf_tracked TO jf_reader USING (k < 1000);
+SET ROLE jf_reader;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_tracked s ON s.k = b.k;
+SELECT bf_join_tracked_prefilter('jf_tracked', 'k', 5) AS rls_passes;
+RESET ROLE;
+ALTER TABLE jf_tracked DISABLE ROW LEVEL SECURITY;
+SELECT bf_join_tracked_prefilter('jf_tracked', 'k', 5) AS absent,
+	   bf_join_tracked_prefilter('jf_tracked', 'k', 10) AS present,
+	   bf_join_tracked_prefilter('jf_tracked', 'note', 'x'::text) AS untracked_passes,
+	   bf_join_tracked_prefilter('jf_big', 'k', 5) AS not_tracked_passes;
+-- untracked after the plan was made: the plan still runs, every key passing
+EXECUTE jf_tp;
+SELECT bf_untrack('jf_tracked', 'k');
+EXECUTE jf_tp;
+DEALLOCATE jf_tp;
+DROP TABLE jf_tracked;
+
 -- Run-time join filters (bloomfilter.runtime_join_filter;
 -- src/bf_join_runtime.c): a "Bloom Build" node under a hash join's Hash
 -- node makes a filter of the inner keys as they are read, and the scan of
