@@ -202,6 +202,7 @@ extern IndexBuildResult *bfbuild(Relation heap, Relation index,
 								 IndexInfo *indexInfo);
 extern void bfbuildempty(Relation index);
 extern bool bf_is_bloomfilter_index(Relation index);
+extern bool bf_is_bloomfilter_am(Relation index);
 
 /* bf_index_insert.c */
 extern bool bfinsert(Relation index, Datum *values, bool *isnull,

@@ -119,13 +119,16 @@ bf_index_complete(Form_pg_index ix)
 
 /*
  * May a lookup in this transaction trust the index's "absent": a complete
- * bloomfilter index, not newer than the snapshots (the join filters'
- * test, which must not fail where bf_index_check_complete would)
+ * bloomfilter index (a partitioned one: of which every partition has its
+ * index), not newer than the snapshots (the join filters' test, which
+ * must not fail where bf_index_check_complete would)
  */
 bool
 bf_index_answers(Relation index)
 {
-	return bf_is_bloomfilter_index(index) && bf_index_complete(index->rd_index) &&
+	return (index->rd_rel->relkind == RELKIND_INDEX ||
+			index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX) &&
+		bf_is_bloomfilter_am(index) && bf_index_complete(index->rd_index) &&
 		bf_index_current(index);
 }
 

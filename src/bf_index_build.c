@@ -298,6 +298,12 @@ bfbuildempty(Relation index)
 bool
 bf_is_bloomfilter_index(Relation index)
 {
-	return index->rd_rel->relkind == RELKIND_INDEX &&
-		index->rd_indam != NULL && index->rd_indam->ambuild == bfbuild;
+	return index->rd_rel->relkind == RELKIND_INDEX && bf_is_bloomfilter_am(index);
+}
+
+/* an index of the bloomfilter access method: a leaf's or a partitioned one */
+bool
+bf_is_bloomfilter_am(Relation index)
+{
+	return index->rd_indam != NULL && index->rd_indam->ambuild == bfbuild;
 }

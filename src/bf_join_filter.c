@@ -6,7 +6,8 @@
  *	  as bf_index_contains, except that it never fails a query that would
  *	  have run without it: where it cannot answer (the index gone, no
  *	  longer valid, or not readable by the user the query runs as), it
- *	  says "maybe" to every key, which drops nothing.
+ *	  says "maybe" to every key, which drops nothing.  A partitioned index
+ *	  answers from its leaves, the indexes of the partitions.
  *
  * It also switches itself off: after BF_JOIN_PROBE keys, if it dropped
  * less than a tenth of them, the rest pass untested (the lookups cost
@@ -17,6 +18,7 @@
  */
 #include "bf_index.h"
 #include "bf_relcheck.h"
+#include "bf_track.h"
 
 #include "access/relation.h"
 #include "catalog/pg_class.h"
@@ -36,27 +38,59 @@ typedef struct JoinFilterState
 } JoinFilterState;
 
 /*
- * May the filter answer for userid: the index still there, a complete
- * bloomfilter index of a table that holds its rows (not one of Citus's),
- * usable by this transaction's snapshots (bf_index_current),
- * readable by userid and its table under no row-level security for it
- * (which the SQL functions would refuse)?  Locks the
- * index until the end of the transaction when it may.
+ * Is indexoid a complete bloomfilter index of a table that holds its rows
+ * (not one of Citus's), usable by this transaction's snapshots
+ * (bf_index_current)?  Locks it until the end of the transaction when it
+ * is.  *heap: its table.
  */
 static bool
-usable(Oid indexoid, Oid userid)
+answers(Oid indexoid, char relkind, Oid *heap)
 {
 	Relation	index = try_relation_open(indexoid, AccessShareLock);
 	bool		ok;
 
 	if (index == NULL)
 		return false;
-	ok = index->rd_rel->relkind == RELKIND_INDEX &&
-		get_rel_relkind(index->rd_index->indrelid) == RELKIND_RELATION &&
-		!bf_citus_table(index->rd_index->indrelid) &&
-		bf_index_answers(index) &&
-		bf_index_readable(index, userid, index->rd_index->indrelid, NULL) &&
-		check_enable_rls(index->rd_index->indrelid, userid, true) == RLS_NONE;
+	*heap = index->rd_index->indrelid;
+	ok = index->rd_rel->relkind == relkind &&
+		get_rel_relkind(*heap) == (relkind == RELKIND_INDEX ? RELKIND_RELATION :
+								   RELKIND_PARTITIONED_TABLE) &&
+		!bf_citus_table(*heap) && bf_index_answers(index);
+	relation_close(index, NoLock);
+	return ok;
+}
+
+/*
+ * May the filter answer for userid: the index still there and answering
+ * (a partitioned index: each of its leaves, the indexes of the
+ * partitions), readable by userid and its table under no row-level
+ * security for it (which the SQL functions would refuse)?
+ */
+static bool
+usable(Oid indexoid, Oid userid)
+{
+	char		relkind = get_rel_relkind(indexoid);
+	Oid			heap;
+	Relation	index;
+	bool		ok;
+	ListCell   *lc;
+
+	if (relkind != RELKIND_INDEX && relkind != RELKIND_PARTITIONED_INDEX)
+		return false;
+	if (!answers(indexoid, relkind, &heap))
+		return false;
+	index = relation_open(indexoid, NoLock);
+	ok = bf_index_readable(index, userid, heap, NULL) &&
+		check_enable_rls(heap, userid, true) == RLS_NONE;
+	if (ok && relkind == RELKIND_PARTITIONED_INDEX)
+	{
+		List	   *leaves = bf_index_leaves(indexoid);
+		Oid			leafheap;
+
+		foreach(lc, leaves)
+			ok = ok && answers(lfirst_oid(lc), RELKIND_INDEX, &leafheap);
+		list_free(leaves);
+	}
 	relation_close(index, NoLock);
 	return ok;
 }

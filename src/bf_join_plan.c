@@ -28,9 +28,13 @@
  * and inner or semi joins, never through a limit, an aggregate or a window
  * (filtering below those would change which rows they pick or count), and
  * not into a scan whose output calls volatile functions.  On the inner side
- * the key must be a column of a plain table with a complete single-column
- * bloomfilter index on it, seen through any node that only passes rows on
- * or drops them: then every inner key is a key of the index.  The equality
+ * the key must be a column of a plain table with a complete bloomfilter
+ * index on it, seen through any node that only passes rows on or drops
+ * them: then every inner key is a key of the index.  A partitioned table
+ * is seen through the Append of its partitions' scans (each naming the
+ * same column of it, through the plan's AppendRelInfos), and its
+ * partitioned index answers (each partition's index); an inheritance
+ * parent's index holds its own rows only, and answers for none.  The equality
  * must be one the index hashes alike on both sides: the same type, or two
  * integer types, under a deterministic collation.  A user who may not read
  * the column, or whom row-level security restricts on the inner table,
@@ -85,6 +89,13 @@
 
 static int	join_filter_mode = BF_JOIN_FILTER_AUTO;
 static planner_hook_type prev_planner = NULL;
+
+/*
+ * The AppendRelInfos of the plan being rewritten (the partitions of its
+ * partitioned tables), which find_scan follows from a partition's scan to
+ * the partitioned table; set by bf_planner for the rewrite only.
+ */
+static List *rewrite_append_rels = NIL;
 
 
 /* what one plan is rewritten with */
@@ -159,6 +170,75 @@ index_column(IndexOnlyScan *ios, Var *v)
  * nodes through which filtering is harmless are crossed; otherwise any
  * node that passes rows on or drops them.
  */
+static bool find_scan(Plan *outer, Plan *inner, Expr *e, bool outer_side, Scan **scan,
+					  Var **var, Var **column);
+
+/*
+ * The column of the partitioned table at the top of the partition tree
+ * that col, a column of a partition's scan, stands for; NULL if it is no
+ * partition's (or no plain column of the top table).
+ */
+static Var *
+top_column(Var *col)
+{
+	Var		   *v = col;
+	bool		moved = false;
+
+	for (;;)
+	{
+		AppendRelInfo *found = NULL;
+		ListCell   *lc;
+		AttrNumber	parent_att;
+
+		foreach(lc, rewrite_append_rels)
+			if (((AppendRelInfo *) lfirst(lc))->child_relid == (Index) v->varno)
+				found = lfirst(lc);
+		if (found == NULL)
+			return moved ? v : NULL;
+		/* the finished plan keeps parent_colnos (translated_vars are dropped) */
+		if (v->varattno > found->num_child_cols ||
+			(parent_att = found->parent_colnos[v->varattno - 1]) <= 0)
+			return NULL;
+		v = makeVar(found->parent_relid, parent_att, v->vartype, v->vartypmod,
+					v->varcollid, 0);
+		moved = true;
+	}
+}
+
+/*
+ * An inner key through an Append or MergeAppend of partitions' scans (a
+ * partitioned table): every partition's scan produces the key from the
+ * same column of the same partitioned table, which is *column; *scan is
+ * the first partition's scan.
+ */
+static bool
+find_partitions_scan(List *children, Expr *e, Scan **scan, Var **var, Var **column)
+{
+	ListCell   *lc;
+	Var		   *top = NULL;
+
+	foreach(lc, children)
+	{
+		Scan	   *s;
+		Var		   *v,
+				   *c,
+				   *t;
+
+		/* the Append's Vars name its children's outputs as OUTER_VAR */
+		if (!find_scan(lfirst(lc), NULL, e, false, &s, &v, &c) || (t = top_column(c)) == NULL ||
+			(top != NULL && (t->varno != top->varno || t->varattno != top->varattno)))
+			return false;
+		if (top == NULL)
+		{
+			top = t;
+			*scan = s;
+			*var = v;
+		}
+	}
+	*column = top;
+	return top != NULL;
+}
+
 static bool
 find_scan(Plan *outer, Plan *inner, Expr *e, bool outer_side, Scan **scan,
 		  Var **var, Var **column)
@@ -212,6 +292,13 @@ find_scan(Plan *outer, Plan *inner, Expr *e, bool outer_side, Scan **scan,
 				((Join *) p)->jointype != JOIN_SEMI)
 				return false;
 			break;
+		case T_Append:
+			return !outer_side &&
+				find_partitions_scan(((Append *) p)->appendplans, tle->expr, scan, var, column);
+		case T_MergeAppend:
+			return !outer_side &&
+				find_partitions_scan(((MergeAppend *) p)->mergeplans, tle->expr, scan, var,
+									 column);
 		default:
 			return false;
 	}
@@ -296,17 +383,24 @@ pair_of(List *pairs, AttrNumber attnum)
 static Oid
 inner_index(PlannedStmt *stmt, List *pairs, List **keys)
 {
-	Scan	   *iscan = ((KeyPair *) linitial(pairs))->iscan;
-	RangeTblEntry *rte = rt_fetch(iscan->scanrelid, stmt->rtable);
+	Index		varno = ((KeyPair *) linitial(pairs))->icol->varno;
+	RangeTblEntry *rte = rt_fetch(varno, stmt->rtable);
+	ListCell   *la;
 	Relation	rel;
 	List	   *indexes;
 	ListCell   *lc;
 	Oid			found = InvalidOid;
 	int			best = 0;
 
-	if (rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION ||
+	if (rte->rtekind != RTE_RELATION ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_PARTITIONED_TABLE) ||
 		check_enable_rls(rte->relid, InvalidOid, true) != RLS_NONE)
 		return InvalidOid;
+	/* an inheritance parent's index holds its own rows only, not its children's */
+	foreach(la, rewrite_append_rels)
+		if (((AppendRelInfo *) lfirst(la))->parent_relid == varno &&
+			rte->relkind != RELKIND_PARTITIONED_TABLE)
+			return InvalidOid;
 	rel = table_open(rte->relid, NoLock);	/* locked by the planner */
 	indexes = RelationGetIndexList(rel);
 	foreach(lc, indexes)
@@ -357,8 +451,7 @@ inner_index(PlannedStmt *stmt, List *pairs, List **keys)
 static KeyPair *
 inner_tracked(JoinRewrite *rw, List *pairs)
 {
-	Scan	   *iscan = ((KeyPair *) linitial(pairs))->iscan;
-	RangeTblEntry *rte = rt_fetch(iscan->scanrelid, rw->stmt->rtable);
+	RangeTblEntry *rte = rt_fetch(((KeyPair *) linitial(pairs))->icol->varno, rw->stmt->rtable);
 	const BfExt *ext;
 	ListCell   *lc;
 
@@ -388,7 +481,7 @@ inner_tracked(JoinRewrite *rw, List *pairs)
 static FuncExpr *
 tracked_qual(JoinRewrite *rw, KeyPair *kp)
 {
-	Oid			relid = rt_fetch(kp->iscan->scanrelid, rw->stmt->rtable)->relid;
+	Oid			relid = rt_fetch(kp->icol->varno, rw->stmt->rtable)->relid;
 	Name		col = palloc0(NAMEDATALEN);
 
 	namestrcpy(col, get_attname(relid, kp->icol->varattno, false));
@@ -926,9 +1019,11 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 	if (!OidIsValid(rw.funcoid) && !OidIsValid(rw.runtime_funcoid))
 		return stmt;
 	rw.last_node_id = -1;		/* not known yet: node_ids() */
+	rewrite_append_rels = stmt->appendRelations;
 	walk(&rw, stmt->planTree);
 	foreach(lc, stmt->subplans)
 		walk(&rw, lfirst(lc));
+	rewrite_append_rels = NIL;
 	/* and when the function goes (DROP EXTENSION) */
 	if (rw.changed)
 		depend_on_function(stmt, rw.funcoid);

@@ -16,7 +16,13 @@
 #      their keys absent, against RI inner rows: off / on (target >= 2);
 #      every outer key present: on / off (target <= 1.05: the filter
 #      switches itself off after 10 000 keys that all pass)
-# BENCH_RT_OUTER (10000000) and BENCH_RT_INNER (1000000) size row 5.
+#   6. a TPC-H-like star query: a fact table of ST rows (lineitem: part
+#      and supplier keys) joined to two dimensions filtered to 2 % (part,
+#      one type of 50) and 4 % (supplier, one nation of 25), hash joins in
+#      memory: run-time filters off / on, and off / auto (info: report the
+#      gain)
+# BENCH_RT_OUTER (10000000) and BENCH_RT_INNER (1000000) size row 5,
+# BENCH_STAR_FACT (5000000) row 6.
 # Sourced by run-inner.sh with lib.sh loaded.
 
 JI="${BENCH_JOIN_INNER:-10000000}"
@@ -107,3 +113,34 @@ row "22.3 runtime filter, every outer key present: on / off" "$(ratio "$rp_on" "
 	"multi-batch hash join: off $rp_off ms, on $rp_on ms (the filter passes its first 10 000 keys, then switches itself off)"
 
 q "DROP TABLE rt_inner, rt_outer, rt_present" >/dev/null
+
+# a star query: the fact rows whose part or supplier the dimensions'
+# filters leave out find no partner; a run-time filter of each hash join
+# drops them in the fact table's scan
+ST="${BENCH_STAR_FACT:-5000000}"
+log "58-join-filter: star query: $ST fact rows"
+q "DROP TABLE IF EXISTS st_lineitem, st_part, st_supp;
+CREATE TABLE st_part (p_partkey int PRIMARY KEY, p_type text);
+INSERT INTO st_part SELECT g, 'TYPE' || (g % 50) FROM generate_series(1, 200000) g;
+CREATE TABLE st_supp (s_suppkey int PRIMARY KEY, s_nation int);
+INSERT INTO st_supp SELECT g, g % 25 FROM generate_series(1, 10000) g;
+CREATE TABLE st_lineitem (l_partkey int, l_suppkey int, l_quantity int);
+INSERT INTO st_lineitem SELECT 1 + (hashint4(g) & 2147483647) % 200000,
+	1 + (hashint4(g + 7777777) & 2147483647) % 10000, g % 50
+	FROM generate_series(1, $ST) g;
+VACUUM ANALYZE st_part; VACUUM ANALYZE st_supp; VACUUM ANALYZE st_lineitem;" >/dev/null
+star="SELECT sum(l_quantity) FROM st_lineitem l JOIN st_part p ON p.p_partkey = l.l_partkey
+	JOIN st_supp s ON s.s_suppkey = l.l_suppkey WHERE p.p_type = 'TYPE7' AND s.s_nation = 7"
+timed_star() {
+	PGOPTIONS="-c session_preload_libraries=bloomfilter -c bloomfilter.join_filter=off -c bloomfilter.runtime_join_filter=$1 -c enable_mergejoin=off -c enable_nestloop=off" time_ms "$2"
+}
+st_plan="$(PGOPTIONS="-c session_preload_libraries=bloomfilter -c bloomfilter.join_filter=off -c bloomfilter.runtime_join_filter=on -c enable_mergejoin=off -c enable_nestloop=off" \
+	q "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $star" | tr '\n' ' ' | tr -s ' ')"
+log "58-join-filter: star plan with run-time filters: $st_plan"
+st_off="$(timed_star off "$star")"
+st_on="$(timed_star on "$star")"
+st_auto="$(timed_star auto "$star")"
+row "22.4 star query (fact ⋈ two filtered dimensions, $(fmt_int "$ST") fact rows): runtime filters off / on" \
+	"$(ratio "$st_off" "$st_on")" "(info)" \
+	"off $st_off ms, on $st_on ms, auto $st_auto ms (off / auto $(ratio "$st_off" "$st_auto"): auto leaves in-memory hash joins alone); plan: $st_plan"
+q "DROP TABLE st_lineitem, st_part, st_supp" >/dev/null

@@ -146,6 +146,43 @@ FROM generate_series(1, 20000) g;
 SELECT count(*) FILTER (WHERE bf_join_prefilter('jf_small_k_bf', CASE WHEN g <= 10000 THEN 10 ELSE -g END)) AS passed
 FROM generate_series(1, 20000) g;
 
+-- a partitioned inner table: its partitioned bloomfilter index (one index
+-- per partition) answers for the keys of the Append of its partitions'
+-- scans, pruned or not; an inheritance parent's index (its own rows only)
+-- does not
+CREATE TABLE jf_part (k int, note text) PARTITION BY RANGE (k);
+CREATE TABLE jf_part_1 PARTITION OF jf_part FOR VALUES FROM (MINVALUE) TO (2000);
+CREATE TABLE jf_part_2 PARTITION OF jf_part FOR VALUES FROM (2000) TO (MAXVALUE);
+INSERT INTO jf_part SELECT g * 10, 'n' || g FROM generate_series(1, 500) g;
+CREATE INDEX jf_part_k_bf ON jf_part USING bloomfilter (k);
+ANALYZE jf_part;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_part p ON p.k = b.k;
+SELECT test_explain('SELECT count(*) FROM jf_big b JOIN jf_part p ON p.k = b.k', 'Filter');
+SELECT count(*) FROM jf_big b JOIN jf_part p ON p.k = b.k;
+SELECT count(*) FROM jf_big b WHERE EXISTS (SELECT 1 FROM jf_part p WHERE p.k = b.k8 AND p.k < 2000);
+SET bloomfilter.join_filter = off;
+SELECT count(*) FROM jf_big b JOIN jf_part p ON p.k = b.k;
+SELECT count(*) FROM jf_big b WHERE EXISTS (SELECT 1 FROM jf_part p WHERE p.k = b.k8 AND p.k < 2000);
+SET bloomfilter.join_filter = on;
+-- the qual asks every partition's index; a partitioned index made ON ONLY
+-- the parent is invalid until each partition has its index: no filter
+-- then, and the qual passes every key
+SELECT bf_join_prefilter('jf_part_k_bf', 5) AS absent, bf_join_prefilter('jf_part_k_bf', 4990) AS present;
+CREATE INDEX jf_part_note_bf ON ONLY jf_part USING bloomfilter (note);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_part p ON p.note = b.t;
+SELECT bf_join_prefilter('jf_part_note_bf', 'x'::text) AS invalid_passes;
+CREATE INDEX jf_part_1_note_bf ON jf_part_1 USING bloomfilter (note);
+ALTER INDEX jf_part_note_bf ATTACH PARTITION jf_part_1_note_bf;
+SELECT bf_join_prefilter('jf_part_note_bf', 'x'::text) AS half_valid_passes;
+CREATE TABLE jf_inh (k int);
+CREATE TABLE jf_inh_child () INHERITS (jf_inh);
+INSERT INTO jf_inh_child SELECT g * 10 FROM generate_series(1, 500) g;
+CREATE INDEX jf_inh_k_bf ON jf_inh USING bloomfilter (k);
+ANALYZE jf_inh, jf_inh_child;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_inh i ON i.k = b.k;
+SELECT count(*) FROM jf_big b JOIN jf_inh i ON i.k = b.k;
+DROP TABLE jf_part, jf_inh CASCADE;
+
 -- A column tracked by the trigger method, with no bloomfilter index:
 -- bf_join_tracked_prefilter(table, column, key) asks its filter as
 -- bf_might_contain does, with the same rules (where it is added, rights,
