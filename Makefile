@@ -33,7 +33,7 @@ OBJS_INDEX = src/bf_index_am.o src/bf_index_meta.o src/bf_index_layers.o \
 # tracked filters: registry, management, lookups, the sync trigger, DDL
 # upkeep; and bf_sync_into, the trigger helper for users' own tables
 OBJS_TRACK = src/bf_track_registry.o src/bf_track_objects.o src/bf_track_manage.o \
-	src/bf_track_lookup.o src/bf_track_view.o src/bf_track_ddl.o src/bf_track_sync.o src/bf_track_changes.o src/bf_track_chunks.o src/bf_track_grow.o src/bf_track_rebuild.o src/bf_track_worker.o \
+	src/bf_track_lookup.o src/bf_track_view.o src/bf_track_ddl.o src/bf_track_sync.o src/bf_track_changes.o src/bf_track_chunks.o src/bf_track_chunks_write.o src/bf_track_grow.o src/bf_track_rebuild.o src/bf_track_worker.o \
 	src/bf_sync_into.o
 
 OBJS = $(OBJS_COMMON) $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)

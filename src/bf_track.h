@@ -16,7 +16,9 @@
  *	  bf_track_ddl.c       the DDL event trigger
  *	  bf_track_sync.c      the sync trigger of method 'trigger'
  *	  bf_track_changes.c   which chunks each write changed; change sets
- *	  bf_track_chunks.c    the chunked storage of trigger filters
+ *	  bf_track_chunks.c    the chunked storage of trigger filters: its
+ *	                       layout, reading it, positions of change sets
+ *	  bf_track_chunks_write.c  writing the chunks
  *	  bf_track_grow.c      growing trigger filters in chunks: new layers
  *	  bf_track_worker.c    the opt-in worker that rebuilds drifted filters
  *
@@ -232,6 +234,30 @@ extern void bf_chunks_or_layer(const BfExt *ext, const RegRow *r, int layer,
 							   const uint8 *bits, const uint8 *before);
 extern void bf_chunks_insert_layer(const BfExt *ext, const RegRow *r, int layer,
 								   const uint8 *bits);
+
+/* shared by the chunk files (bf_track_chunks.c, bf_track_chunks_write.c) */
+#define Anum_chunk_id		1
+#define Anum_chunk_chunk	2
+#define Anum_chunk_inserted 3
+#define Anum_chunk_written	4
+#define Anum_chunk_bits		5
+#define Natts_chunk			5
+
+/* the fields of a chunk row of @extschema@.bf_registry_chunk */
+typedef struct BfChunkRow
+{
+	int32		chunk;
+	int64		inserted;
+	uint64		written;
+	const uint8 *bits;
+	Size		len;
+} BfChunkRow;
+
+extern SysScanDesc bf_chunk_scan(Relation rel, Relation idx, int64 id, int32 chunk,
+								 bool one, Snapshot snap);
+extern void bf_chunk_row(HeapTuple tup, TupleDesc desc, BfChunkRow *c);
+extern uint64 bf_chunk_blocks(const RegRow *r, int32 c);
+extern void bf_bad_chunk(const RegRow *r, int32 c) pg_attribute_noreturn();
 
 /* bf_track_grow.c: growing filters in chunks */
 extern void bf_grow_chunks_add(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti,

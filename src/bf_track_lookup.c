@@ -227,6 +227,23 @@ build_column(TrackEntry *e, Oid relid, const char *colname)
 	e->valid = true;
 }
 
+/* has the column another type or collation than registry row id's filter was built for? */
+static bool
+type_changed(const BfExt *ext, int64 id, Oid relid, AttrNumber attnum)
+{
+	AttrNumber	recorded;
+	Oid			typid,
+				collid,
+				now_typid,
+				now_collid;
+	int32		typmod;
+
+	get_atttypetypmodcoll(relid, attnum, &now_typid, &typmod, &now_collid);
+	return bf_registry_attnum(ext, id, &recorded, &typid, &collid) &&
+		recorded == attnum && OidIsValid(typid) &&
+		(now_typid != typid || now_collid != collid);
+}
+
 /*
  * Method 'trigger': the triggers must cover every table of the tree, and
  * the column must still have the type the filter was built for (both are
@@ -236,19 +253,10 @@ static List *
 check_trigger_method(const BfExt *ext, RegRow *r, Oid relid, AttrNumber attnum)
 {
 	char	   *problem = bf_sync_trigger_problem(ext, r->id, relid);
-	AttrNumber	recorded;
-	Oid			typid,
-				collid,
-				now_typid,
-				now_collid;
-	int32		typmod;
 
 	if (problem)
 		stale_error(relid, NameStr(r->col), problem);
-	get_atttypetypmodcoll(relid, attnum, &now_typid, &typmod, &now_collid);
-	if (bf_registry_attnum(ext, r->id, &recorded, &typid, &collid) &&
-		recorded == attnum && OidIsValid(typid) &&
-		(now_typid != typid || now_collid != collid))
+	if (type_changed(ext, r->id, relid, attnum))
 		stale_error(relid, NameStr(r->col),
 					"The type or collation of the column changed since the filter was built.");
 	return bf_tree_members(relid);
@@ -655,12 +663,6 @@ bool
 bf_tracked_join_usable(const BfExt *ext, Oid relid, const char *colname, Oid userid)
 {
 	AttrNumber	attnum;
-	AttrNumber	recorded;
-	Oid			typid,
-				collid,
-				now_typid,
-				now_collid;
-	int32		typmod;
 	RegRow		r;
 
 	if (get_rel_relkind(relid) != RELKIND_RELATION || has_subclass(relid) ||
@@ -675,10 +677,7 @@ bf_tracked_join_usable(const BfExt *ext, Oid relid, const char *colname, Oid use
 		r.stale || r.malformed || (r.chunk_bytes == 0 && r.filter_raw == NULL) ||
 		bf_sync_trigger_problem(ext, r.id, relid) != NULL)
 		return false;
-	get_atttypetypmodcoll(relid, attnum, &now_typid, &typmod, &now_collid);
-	return !(bf_registry_attnum(ext, r.id, &recorded, &typid, &collid) &&
-			 recorded == attnum && OidIsValid(typid) &&
-			 (now_typid != typid || now_collid != collid));
+	return !type_changed(ext, r.id, relid, attnum);
 }
 
 /*

@@ -211,19 +211,28 @@ is( $standby->safe_psql('postgres', $md5),
 # every row, is not stale, and its chunks are the live filter's, none
 # left over from the rebuild.
 my @one = ('psql', '-X', '-q', '-At', '-d', $primary->connstr('postgres'));
-my $before = $primary->safe_psql('postgres', $md5);
-my $writer = IPC::Run::start(
-	[ @one, '-c', 'BEGIN', '-c', "INSERT INTO t VALUES ('in flight')", '-c', 'SELECT pg_sleep(600)' ],
-	'>', "$tmp/writer.out", '2>', "$tmp/writer.err");
-$primary->poll_query_until('postgres',
-	"SELECT count(*) > 0 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'");
-my $rebuild = IPC::Run::start(
-	[ @one, '-c', "SELECT bf_rebuild('t', 'k', concurrently => true)" ],
-	'>', "$tmp/rebuild.out", '2>', "$tmp/rebuild.err");
-ok( $primary->poll_query_until(
-		'postgres', q{
+
+# a writer that inserts $key and stays in its transaction, then the
+# rebuild $sql, which waits for it: both running; $what names the wait
+sub rebuild_waiting
+{
+	my ($key, $sql, $what) = @_;
+	my $w = IPC::Run::start(
+		[ @one, '-c', 'BEGIN', '-c', "INSERT INTO t VALUES ('$key')", '-c', 'SELECT pg_sleep(600)' ],
+		'>', "$tmp/writer.out", '2>', "$tmp/writer.err");
+	$primary->poll_query_until('postgres',
+		"SELECT count(*) > 0 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'");
+	my $r = IPC::Run::start([ @one, '-c', $sql ], '>', "$tmp/rebuild.out", '2>', "$tmp/rebuild.err");
+	ok( $primary->poll_query_until(
+			'postgres', q{
 SELECT count(*) > 0 FROM pg_stat_activity
 WHERE query LIKE 'SELECT bf_rebuild%' AND wait_event_type = 'Lock'}),
+		$what);
+	return ($w, $r);
+}
+my $before = $primary->safe_psql('postgres', $md5);
+my ($writer, $rebuild) = rebuild_waiting('in flight',
+	"SELECT bf_rebuild('t', 'k', concurrently => true)",
 	'an online rebuild waits to swap its filter in');
 crash_server($primary, $writer, $rebuild);
 $primary->start;
@@ -249,18 +258,8 @@ is( $primary->safe_psql(
 # holding its lock while another writer logs its key for it: after
 # recovery the log is empty (unlogged), the filter is the one from before
 # with the logged key in it, and a rebuild after it completes
-$writer = IPC::Run::start(
-	[ @one, '-c', 'BEGIN', '-c', "INSERT INTO t VALUES ('holds the lock')", '-c', 'SELECT pg_sleep(600)' ],
-	'>', "$tmp/writer.out", '2>', "$tmp/writer.err");
-$primary->poll_query_until('postgres',
-	"SELECT count(*) > 0 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'");
-$rebuild = IPC::Run::start(
-	[ @one, '-c', "SELECT bf_rebuild('t', 'k', 400000, concurrently => true)" ],
-	'>', "$tmp/rebuild.out", '2>', "$tmp/rebuild.err");
-ok( $primary->poll_query_until(
-		'postgres', q{
-SELECT count(*) > 0 FROM pg_stat_activity
-WHERE query LIKE 'SELECT bf_rebuild%' AND wait_event_type = 'Lock'}),
+($writer, $rebuild) = rebuild_waiting('holds the lock',
+	"SELECT bf_rebuild('t', 'k', 400000, concurrently => true)",
 	'a rebuild into another size waits for a writer holding its lock');
 $primary->safe_psql('postgres', "INSERT INTO t VALUES ('logged')");
 is($primary->safe_psql('postgres', 'SELECT count(*) FROM bf_registry_pending'),
