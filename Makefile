@@ -27,7 +27,7 @@ OBJS_INDEX = src/bf_index_am.o src/bf_index_meta.o src/bf_index_layers.o \
 	src/bf_index_pending.o src/bf_index_scan.o src/bf_index_vacuum.o \
 	src/bf_index_access.o src/bf_index_lookup.o src/bf_index_funcs.o src/bf_index_changes.o \
 	src/bf_index_dist.o src/bf_index_dist_shards.o src/bf_index_dist_info.o \
-	src/bf_index_dist_filter.o src/bf_join_plan.o src/bf_join_filter.o \
+	src/bf_index_dist_filter.o src/bf_join_keys.o src/bf_join_plan.o src/bf_join_filter.o \
 	src/bf_join_runtime.o
 
 # tracked filters: registry, management, lookups, the sync trigger, DDL

@@ -336,6 +336,13 @@ extern bool bf_join_pays(Join *join, bool always);
  */
 #define BF_JOIN_PROBE	10000
 extern bool bf_join_runtime_enabled(void);
+/* bf_join_keys.c: the keys of a join in a finished plan */
+extern Expr *bf_join_strip(Expr *e);
+extern Var *bf_join_index_column(IndexOnlyScan *ios, Var *v);
+extern bool bf_join_find_scan(List *apprels, Plan *outer, Plan *inner, Expr *e,
+							  bool outer_side, Scan **scan, Var **var, Var **column);
+extern bool bf_join_key_ok(Oid opno, Oid coll, Oid outer_type, Oid inner_type);
+
 extern bool bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys,
 									 Oid funcoid, int *last_node_id);
 

@@ -90,13 +90,6 @@
 static int	join_filter_mode = BF_JOIN_FILTER_AUTO;
 static planner_hook_type prev_planner = NULL;
 
-/*
- * The AppendRelInfos of the plan being rewritten (the partitions of its
- * partitioned tables), which find_scan follows from a partition's scan to
- * the partitioned table; set by bf_planner for the rewrite only.
- */
-static List *rewrite_append_rels = NIL;
-
 
 /* what one plan is rewritten with */
 typedef struct JoinRewrite
@@ -111,199 +104,6 @@ typedef struct JoinRewrite
 	bool		runtime_changed;
 	int			last_node_id;	/* node_ids(): -1 until a node is added */
 } JoinRewrite;
-
-/* ---- finding the scan behind a join key ---- */
-
-static Expr *
-strip(Expr *e)
-{
-	while (e && IsA(e, RelabelType))
-		e = ((RelabelType *) e)->arg;
-	return e;
-}
-
-/* a scan whose quals see its own relation's columns as Vars of scanrelid */
-static bool
-is_plain_scan(Plan *p)
-{
-	switch (nodeTag(p))
-	{
-		case T_SeqScan:
-		case T_SampleScan:
-		case T_IndexScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_SubqueryScan:
-		case T_FunctionScan:
-		case T_ValuesScan:
-		case T_CteScan:
-			return true;
-		default:
-			return false;
-	}
-}
-
-/*
- * The table's column that an index-only scan's Var v (INDEX_VAR, a column
- * of the index) stands for; NULL when it is not a plain column
- */
-static Var *
-index_column(IndexOnlyScan *ios, Var *v)
-{
-	TargetEntry *tle;
-	Var		   *col;
-
-	if (v->varno != INDEX_VAR ||
-		(tle = get_tle_by_resno(ios->indextlist, v->varattno)) == NULL)
-		return NULL;
-	col = (Var *) strip(tle->expr);
-	return IsA(col, Var) && col->varattno > 0 ? col : NULL;
-}
-
-/*
- * Follow the Var e (OUTER_VAR or INNER_VAR of a node whose children are
- * outer and inner) down to the scan that produces it unchanged: *scan,
- * the Var a qual of the scan names it by (*var), and the table's column
- * (*column: the same Var but for an index-only scan, whose quals name the
- * index's columns).  outer_side: e is a join's outer key, so only the
- * nodes through which filtering is harmless are crossed; otherwise any
- * node that passes rows on or drops them.
- */
-static bool find_scan(Plan *outer, Plan *inner, Expr *e, bool outer_side, Scan **scan,
-					  Var **var, Var **column);
-
-/*
- * The column of the partitioned table at the top of the partition tree
- * that col, a column of a partition's scan, stands for; NULL if it is no
- * partition's (or no plain column of the top table).
- */
-static Var *
-top_column(Var *col)
-{
-	Var		   *v = col;
-	bool		moved = false;
-
-	for (;;)
-	{
-		AppendRelInfo *found = NULL;
-		ListCell   *lc;
-		AttrNumber	parent_att;
-
-		foreach(lc, rewrite_append_rels)
-			if (((AppendRelInfo *) lfirst(lc))->child_relid == (Index) v->varno)
-				found = lfirst(lc);
-		if (found == NULL)
-			return moved ? v : NULL;
-		/* the finished plan keeps parent_colnos (translated_vars are dropped) */
-		if (v->varattno > found->num_child_cols ||
-			(parent_att = found->parent_colnos[v->varattno - 1]) <= 0)
-			return NULL;
-		v = makeVar(found->parent_relid, parent_att, v->vartype, v->vartypmod,
-					v->varcollid, 0);
-		moved = true;
-	}
-}
-
-/*
- * An inner key through an Append or MergeAppend of partitions' scans (a
- * partitioned table): every partition's scan produces the key from the
- * same column of the same partitioned table, which is *column; *scan is
- * the first partition's scan.
- */
-static bool
-find_partitions_scan(List *children, Expr *e, Scan **scan, Var **var, Var **column)
-{
-	ListCell   *lc;
-	Var		   *top = NULL;
-
-	foreach(lc, children)
-	{
-		Scan	   *s;
-		Var		   *v,
-				   *c,
-				   *t;
-
-		/* the Append's Vars name its children's outputs as OUTER_VAR */
-		if (!find_scan(lfirst(lc), NULL, e, false, &s, &v, &c) || (t = top_column(c)) == NULL ||
-			(top != NULL && (t->varno != top->varno || t->varattno != top->varattno)))
-			return false;
-		if (top == NULL)
-		{
-			top = t;
-			*scan = s;
-			*var = v;
-		}
-	}
-	*column = top;
-	return top != NULL;
-}
-
-static bool
-find_scan(Plan *outer, Plan *inner, Expr *e, bool outer_side, Scan **scan,
-		  Var **var, Var **column)
-{
-	Plan	   *p;
-	TargetEntry *tle;
-	Var		   *v = (Var *) strip(e);
-
-	if (v == NULL || !IsA(v, Var) || v->varattno <= 0)
-		return false;
-	p = v->varno == OUTER_VAR ? outer : v->varno == INNER_VAR ? inner : NULL;
-	if (p == NULL || (tle = get_tle_by_resno(p->targetlist, v->varattno)) == NULL)
-		return false;
-	if (is_plain_scan(p) || IsA(p, IndexOnlyScan))
-	{
-		Var		   *sv = (Var *) strip(tle->expr);
-		Var		   *col = sv;
-
-		if (!IsA(sv, Var) || sv->varattno <= 0 || sv->varlevelsup != 0)
-			return false;
-		if (IsA(p, IndexOnlyScan) && (col = index_column((IndexOnlyScan *) p, sv)) == NULL)
-			return false;
-		if (col->varno != (int) ((Scan *) p)->scanrelid)
-			return false;
-		*scan = (Scan *) p;
-		*var = sv;
-		*column = col;
-		return true;
-	}
-	switch (nodeTag(p))
-	{
-		case T_Sort:
-		case T_IncrementalSort:
-		case T_Material:
-		case T_Memoize:
-		case T_Gather:
-		case T_GatherMerge:
-		case T_Hash:
-			break;
-		case T_Unique:
-		case T_Agg:
-		case T_Limit:
-		case T_Result:
-			if (outer_side)
-				return false;
-			break;
-		case T_NestLoop:
-		case T_HashJoin:
-		case T_MergeJoin:
-			if (outer_side && ((Join *) p)->jointype != JOIN_INNER &&
-				((Join *) p)->jointype != JOIN_SEMI)
-				return false;
-			break;
-		case T_Append:
-			return !outer_side &&
-				find_partitions_scan(((Append *) p)->appendplans, tle->expr, scan, var, column);
-		case T_MergeAppend:
-			return !outer_side &&
-				find_partitions_scan(((MergeAppend *) p)->mergeplans, tle->expr, scan, var,
-									 column);
-		default:
-			return false;
-	}
-	return find_scan(outerPlan(p), innerPlan(p), tle->expr, outer_side, scan, var, column);
-}
 
 /* ---- the keys of a join, and the index that answers for them ---- */
 
@@ -322,42 +122,15 @@ typedef struct KeyPair
 	Oid			coll;
 } KeyPair;
 
-static bool
-integer_type(Oid t)
-{
-	return t == INT2OID || t == INT4OID || t == INT8OID;
-}
-
 /*
- * May the index answer for this equality?  opno must be the equality of
- * the inner type's default hash operator class (that is the equality the
- * index's hashing agrees with; another one, a case-insensitive operator of
- * an extension say, could call keys equal that hash apart), between the
- * same type or two integer types (which hash alike), under a deterministic
- * collation; and an outer scan given the filter must not compute volatile
- * output for rows the join would have dropped only later.
+ * May the filter answer for this pair: an equality a filter answers for
+ * (bf_join_key_ok), and an outer scan that computes no volatile output
+ * for rows the join would have dropped only later?
  */
-/*
- * May a filter of the inner keys answer for this equality (the index's,
- * or a run-time filter, which hash the same way)?
- */
-static bool
-key_ok(Oid opno, Oid coll, Oid outer_type, Oid inner_type)
-{
-	Oid			ot = getBaseType(outer_type);
-	Oid			it = getBaseType(inner_type);
-	Oid			opclass = GetDefaultOpClass(it, HASH_AM_OID);
-
-	return (ot == it || (integer_type(ot) && integer_type(it))) &&
-		OidIsValid(opclass) &&
-		get_opfamily_member(get_opclass_family(opclass), ot, it, HTEqualStrategyNumber) == opno &&
-		(!OidIsValid(coll) || get_collation_isdeterministic(coll));
-}
-
 static bool
 pair_ok(const KeyPair *kp)
 {
-	return key_ok(kp->opno, kp->coll, exprType((Node *) kp->okey), kp->icol->vartype) &&
+	return bf_join_key_ok(kp->opno, kp->coll, exprType((Node *) kp->okey), kp->icol->vartype) &&
 		(kp->oscan == NULL || !contain_volatile_functions((Node *) kp->oscan->plan.targetlist));
 }
 
@@ -397,7 +170,7 @@ inner_index(PlannedStmt *stmt, List *pairs, List **keys)
 		check_enable_rls(rte->relid, InvalidOid, true) != RLS_NONE)
 		return InvalidOid;
 	/* an inheritance parent's index holds its own rows only, not its children's */
-	foreach(la, rewrite_append_rels)
+	foreach(la, stmt->appendRelations)
 		if (((AppendRelInfo *) lfirst(la))->parent_relid == varno &&
 			rte->relkind != RELKIND_PARTITIONED_TABLE)
 			return InvalidOid;
@@ -588,7 +361,7 @@ add_pair(List *pairs, Scan *oscan, Expr *okey, Scan *iscan, Var *icol, Oid opno,
  * children); opno takes the outer key first.
  */
 static List *
-consider(List *pairs, Join *join, Oid opno, Oid coll, Expr *oe, Expr *ie)
+consider(List *pairs, List *apprels, Join *join, Oid opno, Oid coll, Expr *oe, Expr *ie)
 {
 	Scan	   *oscan,
 			   *iscan;
@@ -597,8 +370,10 @@ consider(List *pairs, Join *join, Oid opno, Oid coll, Expr *oe, Expr *ie)
 			   *ivar,
 			   *icol;
 
-	if (find_scan(outerPlan(join), innerPlan(join), ie, false, &iscan, &ivar, &icol) &&
-		find_scan(outerPlan(join), innerPlan(join), oe, true, &oscan, &ovar, &ocol))
+	if (bf_join_find_scan(apprels, outerPlan(join), innerPlan(join), ie, false, &iscan, &ivar,
+						  &icol) &&
+		bf_join_find_scan(apprels, outerPlan(join), innerPlan(join), oe, true, &oscan, &ovar,
+						  &ocol))
 		pairs = add_pair(pairs, oscan, (Expr *) ovar, iscan, icol, opno, coll);
 	return pairs;
 }
@@ -626,7 +401,7 @@ inner_index_scan(NestLoop *nl)
  * partner.
  */
 static List *
-param_pairs(List *pairs, NestLoop *nl, bool as_params)
+param_pairs(List *pairs, List *apprels, NestLoop *nl, bool as_params)
 {
 	Plan	  **slot = inner_index_scan(nl);
 	Plan	   *p;
@@ -648,11 +423,11 @@ param_pairs(List *pairs, NestLoop *nl, bool as_params)
 
 		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
 			continue;
-		v = (Var *) strip(linitial(op->args));
-		prm = (Param *) strip(lsecond(op->args));
+		v = (Var *) bf_join_strip(linitial(op->args));
+		prm = (Param *) bf_join_strip(lsecond(op->args));
 		if (!IsA(v, Var) || !IsA(prm, Param) || prm->paramkind != PARAM_EXEC)
 			continue;
-		if (IsA(p, IndexOnlyScan) && (v = index_column((IndexOnlyScan *) p, v)) == NULL)
+		if (IsA(p, IndexOnlyScan) && (v = bf_join_index_column((IndexOnlyScan *) p, v)) == NULL)
 			continue;
 		if (v->varno != (int) ((Scan *) p)->scanrelid || v->varattno <= 0)
 			continue;
@@ -670,7 +445,8 @@ param_pairs(List *pairs, NestLoop *nl, bool as_params)
 					   *ocol;
 
 			if (nlp->paramno == prm->paramid &&
-				find_scan(outerPlan(nl), NULL, (Expr *) nlp->paramval, true, &oscan, &ovar, &ocol))
+				bf_join_find_scan(apprels, outerPlan(nl), NULL, (Expr *) nlp->paramval, true,
+								  &oscan, &ovar, &ocol))
 				pairs = add_pair(pairs, oscan, (Expr *) ovar, (Scan *) p, v,
 								 get_commutator(op->opno), op->inputcollid);
 		}
@@ -743,7 +519,7 @@ static void
 gate_inner_scan(JoinRewrite *rw, NestLoop *nl)
 {
 	Plan	  **slot = inner_index_scan(nl);
-	List	   *pairs = param_pairs(NIL, nl, true);
+	List	   *pairs = param_pairs(NIL, rw->stmt->appendRelations, nl, true);
 	FuncExpr   *f;
 	Plan	   *scan;
 	Result	   *r;
@@ -809,18 +585,20 @@ index_filters(JoinRewrite *rw, Join *join)
 
 		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
 			continue;
-		l = (Var *) strip(linitial(op->args));
-		r = (Var *) strip(lsecond(op->args));
+		l = (Var *) bf_join_strip(linitial(op->args));
+		r = (Var *) bf_join_strip(lsecond(op->args));
 		if (!IsA(l, Var) || !IsA(r, Var))
 			continue;
 		if (l->varno == OUTER_VAR && r->varno == INNER_VAR)
-			pairs = consider(pairs, join, op->opno, op->inputcollid, (Expr *) l, (Expr *) r);
+			pairs = consider(pairs, rw->stmt->appendRelations, join, op->opno, op->inputcollid,
+							 (Expr *) l, (Expr *) r);
 		else if (l->varno == INNER_VAR && r->varno == OUTER_VAR)
-			pairs = consider(pairs, join, get_commutator(op->opno), op->inputcollid,
+			pairs = consider(pairs, rw->stmt->appendRelations, join, get_commutator(op->opno),
+							 op->inputcollid,
 							 (Expr *) r, (Expr *) l);
 	}
 	if (IsA(join, NestLoop))
-		pairs = param_pairs(pairs, (NestLoop *) join, false);
+		pairs = param_pairs(pairs, rw->stmt->appendRelations, (NestLoop *) join, false);
 	while (pairs != NIL)
 	{
 		KeyPair    *first = linitial(pairs);
@@ -888,11 +666,12 @@ runtime_filters(JoinRewrite *rw, HashJoin *join)
 
 		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
 			continue;
-		okey = (Var *) strip(linitial(op->args));
+		okey = (Var *) bf_join_strip(linitial(op->args));
 		if (!IsA(okey, Var) || okey->varno != OUTER_VAR ||
-			!key_ok(op->opno, op->inputcollid, exprType((Node *) okey), exprType((Node *) ikey)) ||
+			!bf_join_key_ok(op->opno, op->inputcollid, exprType((Node *) okey), exprType((Node *) ikey)) ||
 			contain_volatile_functions((Node *) ikey) ||
-			!find_scan(outerPlan(join), innerPlan(join), (Expr *) okey, true, &oscan, &ovar, &ocol) ||
+			!bf_join_find_scan(rw->stmt->appendRelations, outerPlan(join), innerPlan(join),
+							   (Expr *) okey, true, &oscan, &ovar, &ocol) ||
 			contain_volatile_functions((Node *) oscan->plan.targetlist) ||
 			(OidIsValid(rw->funcoid) && has_prefilter(rw, oscan, ovar)))
 			continue;
@@ -1019,11 +798,9 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 	if (!OidIsValid(rw.funcoid) && !OidIsValid(rw.runtime_funcoid))
 		return stmt;
 	rw.last_node_id = -1;		/* not known yet: node_ids() */
-	rewrite_append_rels = stmt->appendRelations;
 	walk(&rw, stmt->planTree);
 	foreach(lc, stmt->subplans)
 		walk(&rw, lfirst(lc));
-	rewrite_append_rels = NIL;
 	/* and when the function goes (DROP EXTENSION) */
 	if (rw.changed)
 		depend_on_function(stmt, rw.funcoid);
