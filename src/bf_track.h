@@ -132,6 +132,7 @@ typedef struct RegRow
 	BfChunkLayer *layers;
 	uint64		written;		/* full xid of the header's last writer */
 	const char *malformed;		/* what is wrong with the header, or NULL */
+	bool		rebuilding;		/* an online rebuild into another shape runs */
 } RegRow;
 
 /*
@@ -257,7 +258,7 @@ extern SysScanDesc bf_chunk_scan(Relation rel, Relation idx, int64 id, int32 chu
 								 bool one, Snapshot snap);
 extern void bf_chunk_row(HeapTuple tup, TupleDesc desc, BfChunkRow *c);
 extern uint64 bf_chunk_blocks(const RegRow *r, int32 c);
-extern void bf_bad_chunk(const RegRow *r, int32 c) pg_attribute_noreturn();
+extern void bf_bad_chunk(const RegRow *r, int32 c);
 
 /* bf_track_grow.c: growing filters in chunks */
 extern void bf_grow_chunks_add(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti,

@@ -13,14 +13,17 @@
  *	    of another geometry, so writers log the hashes of their keys while
  *	    the rebuild runs (bf_rebuild_note_writes), and the swap adds them.
  *
- * Which writers log: the rebuild holds an exclusive lock of its own on the
- * filter (an advisory lock of the extension's, in the lock manager, so
- * that no commit is needed to make it seen), taken before it reads the
- * table; every writing statement asks for that lock in share mode without
- * waiting and holds it to its commit.  A writer that got it committed
- * before the rebuild could start (the rebuild waits for it), so the read
- * sees its rows; one that did not get it logs its keys.  Either way no
- * key is missed.
+ * Which writers log: the rebuild locks the filter's registry row FOR KEY
+ * SHARE (no one else does), which every reader of the row sees at once in
+ * its xmax, no commit needed; writers read the row anyway, and log when a
+ * transaction in progress holds that lock (RegRow.rebuilding).  Then the
+ * rebuild waits for every transaction that holds a writer's lock on the
+ * table or a partition (WaitForLockers, as CREATE INDEX CONCURRENTLY
+ * does), and only then reads the table.  A writer read the row either
+ * after the lock, and logs, or before it: then it held its table lock
+ * already, the rebuild waited for its commit, and the read sees its rows.
+ * Either way no key is missed, and writers pay nothing while no rebuild
+ * runs.
  *
  *-------------------------------------------------------------------------
  */
@@ -36,22 +39,6 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
-
-/*
- * The lock of registry row id is REBUILD_LOCK_SLOTS advisory locks, whose
- * fourth field is REBUILD_LOCK_KIND plus the slot (SQL's advisory locks
- * have 1 or 2 there): a writer takes the one of its slot, a rebuild all,
- * so that writers of one filter do not all queue on one lock's partition.
- */
-#define REBUILD_LOCK_KIND 0x4200
-#define REBUILD_LOCK_SLOTS 16
-
-static void
-rebuild_tag(LOCKTAG *tag, int64 id, int slot)
-{
-	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) ((uint64) id >> 32), (uint32) id,
-						 REBUILD_LOCK_KIND + slot);
-}
 
 static void
 replaced_during_rebuild(const RegRow *r)
@@ -72,20 +59,17 @@ pending_table(const BfExt *ext)
 
 /*
  * A writing statement of the chunked filter r, with the hashes of its
- * keys: if a reshaping rebuild of r runs (or waits to), log them for it;
- * else hold the share lock that makes a rebuild wait for this transaction.
+ * keys: if a rebuild of r into another shape runs, log them for it.
  */
 void
 bf_rebuild_note_writes(Oid fn_oid, const RegRow *r, const uint64 *hashes, int n)
 {
-	LOCKTAG		tag;
 	BfSpiContext cx;
 	bytea	   *b;
 	Oid			types[2] = {INT8OID, BYTEAOID};
 	Datum		values[2];
 
-	rebuild_tag(&tag, r->id, MyProcPid % REBUILD_LOCK_SLOTS);
-	if (LockAcquire(&tag, ShareLock, false, true) != LOCKACQUIRE_NOT_AVAIL)
+	if (!r->rebuilding)
 		return;
 	b = palloc(VARHDRSZ + sizeof(uint64) * n);
 	SET_VARSIZE(b, VARHDRSZ + sizeof(uint64) * n);
@@ -262,7 +246,8 @@ bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid, Datum col
 {
 	bool		only = get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE;
 	const char *col = NameStr(*DatumGetName(colname));
-	LOCKTAG		tag;
+	List	   *lockers = NIL;
+	ListCell   *lc;
 	BfFilter	f;
 	RegRow		r;
 	Oid			types[3] = {INT8OID, INT8OID, FLOAT8OID};
@@ -284,15 +269,21 @@ bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid, Datum col
 	bf_typeinfo_init(&ti, typid, collid, CurrentMemoryContext);
 
 	/*
-	 * Writers that did not see the lock commit before the read; those that
-	 * come after it log their keys.  Logs of a rebuild that failed go.
+	 * Writers that read the registry row from now on log their keys; those
+	 * that read it before hold a table lock, and commit before the read.
+	 * Logs of a rebuild that failed go.
 	 */
-	for (int slot = 0; slot < REBUILD_LOCK_SLOTS; slot++)
-	{
-		rebuild_tag(&tag, before->id, slot);
-		(void) LockAcquire(&tag, ExclusiveLock, false, false);
-	}
 	values[0] = Int64GetDatum(before->id);
+	bf_spi_exec(psprintf("SELECT 1 FROM %s WHERE id = $1 FOR KEY SHARE", cx->ext->registry),
+				1, types, values, SPI_OK_SELECT);
+	foreach(lc, bf_tree_members(relid))
+	{
+		LOCKTAG    *tag = palloc(sizeof(LOCKTAG));
+
+		SET_LOCKTAG_RELATION(*tag, MyDatabaseId, lfirst_oid(lc));
+		lockers = lappend(lockers, tag);
+	}
+	WaitForLockersMultiple(lockers, ShareLock, false);
 	bf_spi_exec(psprintf("DELETE FROM %s WHERE id = $1", pending_table(cx->ext)),
 				1, types, values, SPI_OK_DELETE);
 

@@ -22,6 +22,8 @@
 #include "access/detoast.h"
 #include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/multixact.h"
+#include "storage/procarray.h"
 #include "access/table.h"
 #include "catalog/pg_class.h"
 #include "commands/extension.h"
@@ -208,7 +210,8 @@ bf_registry_lock(BfSpiContext *cx, int64 id, RegRow *now)
 	bool		found;
 
 	values[0] = Int64GetDatum(id);
-	bf_spi_exec(psprintf("SELECT 1 FROM %s WHERE id = $1 FOR UPDATE", cx->ext->registry),
+	/* not FOR UPDATE: an online rebuild's FOR KEY SHARE does not hold it up */
+	bf_spi_exec(psprintf("SELECT 1 FROM %s WHERE id = $1 FOR NO KEY UPDATE", cx->ext->registry),
 				1, types, values, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		return false;
@@ -562,6 +565,38 @@ read_chunked_header(RegRow *r, Datum d, bool isnull)
 }
 
 /*
+ * Does a transaction in progress hold a FOR KEY SHARE lock on tup?  Only an
+ * online rebuild into another shape does (bf_track_rebuild.c): writers
+ * then log their keys for it.  The tuple's xmax tells, without a lock.
+ */
+static bool
+key_share_locked(HeapTuple tup)
+{
+	HeapTupleHeader h = tup->t_data;
+	uint16		infomask = h->t_infomask;
+	TransactionId xmax = HeapTupleHeaderGetRawXmax(h);
+
+	if (infomask & HEAP_XMAX_INVALID)
+		return false;
+	if (infomask & HEAP_XMAX_IS_MULTI)
+	{
+		MultiXactMember *members;
+		int			n = GetMultiXactIdMembers(xmax, &members, false,
+											  HEAP_XMAX_IS_LOCKED_ONLY(infomask));
+		bool		locked = false;
+
+		for (int i = 0; i < n; i++)
+			locked |= members[i].status == MultiXactStatusForKeyShare &&
+				TransactionIdIsInProgress(members[i].xid);
+		if (n > 0)
+			pfree(members);
+		return locked;
+	}
+	return HEAP_XMAX_IS_LOCKED_ONLY(infomask) && HEAP_XMAX_IS_KEYSHR_LOCKED(infomask) &&
+		TransactionIdIsInProgress(xmax);
+}
+
+/*
  * Fetch the registry row of id (when relid is invalid) or of (relid, col)
  * through an index, false if there is none.  With the active snapshot, or
  * with the latest one (latest): the sync trigger must compare against the
@@ -621,6 +656,7 @@ bf_registry_fetch_damaged(const BfExt *ext, int64 id, Oid relid, const char *col
 		found = true;
 		memset(out, 0, sizeof(RegRow));
 		out->id = DatumGetInt64(heap_getattr(tup, Anum_bf_registry_id, desc, &isnull));
+		out->rebuilding = key_share_locked(tup);
 		out->tbl = DatumGetObjectId(heap_getattr(tup, Anum_bf_registry_tbl, desc, &isnull));
 		namestrcpy(&out->col,
 				   NameStr(*DatumGetName(heap_getattr(tup, Anum_bf_registry_col, desc, &isnull))));

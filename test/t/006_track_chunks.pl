@@ -254,13 +254,13 @@ is( $primary->safe_psql(
 		'postgres', q{SELECT count(*) FROM t WHERE NOT bf_might_contain('t', 'k', k)}),
 	'0', 'and a rebuild after it completes');
 
-# the same for a rebuild into another size, which waits for a writer
-# holding its lock while another writer logs its key for it: after
+# the same for a rebuild into another size, which waits for a writer in
+# flight while another writer logs its key for it: after
 # recovery the log is empty (unlogged), the filter is the one from before
 # with the logged key in it, and a rebuild after it completes
-($writer, $rebuild) = rebuild_waiting('holds the lock',
+($writer, $rebuild) = rebuild_waiting('in flight too',
 	"SELECT bf_rebuild('t', 'k', 400000, concurrently => true)",
-	'a rebuild into another size waits for a writer holding its lock');
+	'a rebuild into another size waits for a writer in flight');
 $primary->safe_psql('postgres', "INSERT INTO t VALUES ('logged')");
 is($primary->safe_psql('postgres', 'SELECT count(*) FROM bf_registry_pending'),
 	'1', 'a writer during that rebuild logged its key');
