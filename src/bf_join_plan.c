@@ -217,9 +217,9 @@ inner_index(PlannedStmt *stmt, List *pairs, List **keys)
 }
 
 /*
- * The pair of pairs whose inner column, of the inner scan's plain table,
- * is tracked by the trigger method with a filter the user may use
- * (bf_tracked_join_usable); NULL if none.
+ * The pair of pairs whose inner column, of the inner scan's plain or
+ * partitioned table, is tracked by the trigger method with a filter the
+ * user may use (bf_tracked_join_usable); NULL if none.
  */
 static KeyPair *
 inner_tracked(JoinRewrite *rw, List *pairs)
@@ -229,7 +229,7 @@ inner_tracked(JoinRewrite *rw, List *pairs)
 	ListCell   *lc;
 
 	if (!OidIsValid(rw->tracked_funcoid) || rte->rtekind != RTE_RELATION ||
-		rte->relkind != RELKIND_RELATION ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_PARTITIONED_TABLE) ||
 		(ext = bf_ext(rw->tracked_funcoid, true)) == NULL)
 		return NULL;
 	foreach(lc, pairs)

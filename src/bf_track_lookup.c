@@ -654,7 +654,7 @@ bf_might_contain(PG_FUNCTION_ARGS)
 /*
  * May a join pre-filter ask the filter of column colname of table relid,
  * tracked by the trigger method, for userid: a plain table of its own
- * rows, no row-level security for userid, SELECT on the column, a filter
+ * rows or a partitioned one, no row-level security for userid, SELECT on the column, a filter
  * that is not stale and whose sync triggers and column type are as it was
  * built for?  What bf_might_contain would check, without an error:
  * false where it would fail.
@@ -664,8 +664,11 @@ bf_tracked_join_usable(const BfExt *ext, Oid relid, const char *colname, Oid use
 {
 	AttrNumber	attnum;
 	RegRow		r;
+	char		relkind = get_rel_relkind(relid);
 
-	if (get_rel_relkind(relid) != RELKIND_RELATION || has_subclass(relid) ||
+	/* an inheritance parent's filter holds its own rows only */
+	if ((relkind != RELKIND_PARTITIONED_TABLE &&
+		 (relkind != RELKIND_RELATION || has_subclass(relid))) ||
 		bf_citus_table(relid) || check_enable_rls(relid, userid, true) != RLS_NONE)
 		return false;
 	attnum = get_attnum(relid, colname);

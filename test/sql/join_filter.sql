@@ -225,6 +225,20 @@ SELECT bf_join_tracked_prefilter('jf_tracked', 'k', 5) AS absent,
 	   bf_join_tracked_prefilter('jf_tracked', 'k', 10) AS present,
 	   bf_join_tracked_prefilter('jf_tracked', 'note', 'x'::text) AS untracked_passes,
 	   bf_join_tracked_prefilter('jf_big', 'k', 5) AS not_tracked_passes;
+-- a partitioned table tracked by the trigger method: its filter, on the
+-- partitioned table, answers for the Append of its partitions' scans
+CREATE TABLE jf_tpart (k int) PARTITION BY RANGE (k);
+CREATE TABLE jf_tpart_1 PARTITION OF jf_tpart FOR VALUES FROM (MINVALUE) TO (2000);
+CREATE TABLE jf_tpart_2 PARTITION OF jf_tpart FOR VALUES FROM (2000) TO (MAXVALUE);
+INSERT INTO jf_tpart SELECT g * 10 FROM generate_series(1, 500) g;
+SELECT bf_track('jf_tpart', 'k', 1000, 0.01, method => 'trigger');
+ANALYZE jf_tpart;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b JOIN jf_tpart p ON p.k = b.k;
+SELECT count(*) FROM jf_big b JOIN jf_tpart p ON p.k = b.k;
+SET bloomfilter.join_filter = off;
+SELECT count(*) FROM jf_big b JOIN jf_tpart p ON p.k = b.k;
+SET bloomfilter.join_filter = on;
+DROP TABLE jf_tpart;
 -- untracked after the plan was made: the plan still runs, every key passing
 EXECUTE jf_tp;
 SELECT bf_untrack('jf_tracked', 'k');
