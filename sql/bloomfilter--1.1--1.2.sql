@@ -439,12 +439,13 @@ COMMENT ON FUNCTION bf_join_tracked_prefilter(regclass, name, anyelement) IS
 -- hash join's outer keys (bloomfilter.runtime_join_filter; README, "Join
 -- pre-filters"): false when the key is not in the Bloom filter that the
 -- join's "Bloom Build" node made of its inner keys.  The first argument is
--- the executor's pointer to that filter, typed internal so that no SQL
--- caller can pass one (NULL: no filter, every key passes).  Not STRICT: a
--- NULL key is dropped only where the join's operator is strict.  VOLATILE
--- (it counts what it drops and switches itself off); PARALLEL SAFE: a
--- worker without the build node has no filter and passes every key.
-CREATE FUNCTION bf_runtime_filter(filter internal, key anyelement) RETURNS bool
+-- that filter's number in the plan: the build node registers its filter
+-- under it for the query's execution, so a call from SQL, or from a
+-- parallel worker without the build node, finds none and passes every key
+-- (and no SQL value stands for a pointer).  Not STRICT: a NULL key is
+-- dropped only where the join's operator is strict.  VOLATILE (it counts
+-- what it drops and switches itself off); PARALLEL SAFE, as said.
+CREATE FUNCTION bf_runtime_filter(filter integer, key anyelement) RETURNS bool
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
-COMMENT ON FUNCTION bf_runtime_filter(internal, anyelement) IS
+COMMENT ON FUNCTION bf_runtime_filter(integer, anyelement) IS
 	'false when the key is definitely not among a hash join''s inner keys (the run-time join filter''s qual); true where it cannot tell';

@@ -305,9 +305,9 @@ extern void bf_join_define_gucs(void);
  * bf_join_plan.c finds, for each hash join, the keys that may have one
  * (BfRuntimeKey: the hash clause, the inner key as the Hash node computes
  * it, the outer scan and its Var, the table's column) and hands them to
- * bf_join_runtime_consider, which decides and rewrites: PARAM_EXEC slots
- * added to stmt, new nodes numbered from *last_node_id; true when it
- * changed the plan.
+ * bf_join_runtime_consider, which decides and rewrites: filters numbered
+ * from *next_filter_id, new nodes from *last_node_id; true when it changed
+ * the plan.
  */
 typedef struct BfRuntimeKey
 {
@@ -344,7 +344,7 @@ extern bool bf_join_find_scan(List *apprels, Plan *outer, Plan *inner, Expr *e,
 extern bool bf_join_key_ok(Oid opno, Oid coll, Oid outer_type, Oid inner_type);
 
 extern bool bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys,
-									 Oid funcoid, int *last_node_id);
+									 Oid funcoid, int *last_node_id, int *next_filter_id);
 
 /* bf_index_dist_shards.c: one statement to each shard's index */
 typedef struct BfShard

@@ -98,11 +98,12 @@ typedef struct JoinRewrite
 	Oid			funcoid;		/* bf_join_prefilter(regclass, anyelement) */
 	Oid			tracked_funcoid;	/* bf_join_tracked_prefilter(regclass,
 									 * name, anyelement) */
-	Oid			runtime_funcoid;	/* bf_runtime_filter(internal, anyelement) */
+	Oid			runtime_funcoid;	/* bf_runtime_filter(integer, anyelement) */
 	bool		changed;
 	bool		tracked_changed;
 	bool		runtime_changed;
 	int			last_node_id;	/* node_ids(): -1 until a node is added */
+	int			next_filter_id; /* the next run-time filter's number */
 } JoinRewrite;
 
 /* ---- the keys of a join, and the index that answers for them ---- */
@@ -684,7 +685,8 @@ runtime_filters(JoinRewrite *rw, HashJoin *join)
 		keys = lappend(keys, k);
 	}
 	if (keys != NIL &&
-		bf_join_runtime_consider(rw->stmt, join, keys, rw->runtime_funcoid, node_ids(rw)))
+		bf_join_runtime_consider(rw->stmt, join, keys, rw->runtime_funcoid, node_ids(rw),
+								 &rw->next_filter_id))
 		rw->runtime_changed = true;
 }
 
@@ -778,7 +780,7 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 	static Oid	runtime_cached = InvalidOid;
 	static const Oid prefilter_args[2] = {REGCLASSOID, ANYELEMENTOID};
 	static const Oid tracked_args[3] = {REGCLASSOID, NAMEOID, ANYELEMENTOID};
-	static const Oid runtime_args[2] = {INTERNALOID, ANYELEMENTOID};
+	static const Oid runtime_args[2] = {INT4OID, ANYELEMENTOID};
 	JoinRewrite rw;
 	ListCell   *lc;
 
@@ -798,6 +800,7 @@ bf_planner(Query *parse, const char *query_string, int cursorOptions,
 	if (!OidIsValid(rw.funcoid) && !OidIsValid(rw.runtime_funcoid))
 		return stmt;
 	rw.last_node_id = -1;		/* not known yet: node_ids() */
+	rw.next_filter_id = 0;
 	walk(&rw, stmt->planTree);
 	foreach(lc, stmt->subplans)
 		walk(&rw, lfirst(lc));

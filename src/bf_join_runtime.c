@@ -13,14 +13,17 @@
  * Build", between the Hash node and its child: the node passes the
  * child's tuples on unchanged (the same slot; its result type and slot
  * kind are the child's) and hashes each one's inner key into a filter of
- * its state.  The outer scan gets the qual bf_runtime_filter($n, key),
- * $n a new PARAM_EXEC slot into which the build node puts a pointer to
- * its filter when the executor starts it: each execution (a cursor, a
- * nested execution of a cached plan, a parallel worker) has its own
- * parameters, so its own filters, and where nothing set the slot (a
- * worker running the outer scan without the join) the qual passes every
- * row.  The parameter is typed internal, so that SQL cannot hand the
- * function a pointer of its own.
+ * its state.  The outer scan gets the qual bf_runtime_filter(n, key), n
+ * the filter's number in the plan; the build node registers its filter
+ * under that number and the executor's per-query memory context when the
+ * executor starts it, and the qual finds it there (its own FmgrInfo lives
+ * in that context): each execution (a cursor, a nested execution of a
+ * cached plan, a parallel worker) has its own context, so its own
+ * filters, and where none was registered (a worker running the outer scan
+ * without the join, or SQL calling the function) the qual passes every
+ * row.  A number, not a PARAM_EXEC parameter: EXPLAIN could not show a
+ * parameter that only a custom node sets (PostgreSQL 16 on asserts there
+ * is none), and no SQL value can stand for a pointer.
  *
  * When a row may be dropped.  Only once the build is complete (the
  * child returned its end): a hash join may fetch its first outer row
@@ -107,13 +110,13 @@ typedef struct RuntimeLayer
 } RuntimeLayer;
 
 /*
- * One filter: what the build node fills and the qual reads (through the
- * PARAM_EXEC slot), in the executor's query memory
+ * One filter: what the build node fills and the qual reads (registered
+ * under its number and the query's memory context), in that memory
  */
 typedef struct RuntimeFilter
 {
 	uint32		magic;
-	int			paramid;
+	int			id;				/* its number in the plan */
 	MemoryContext mcxt;			/* the query's: layers are made mid-scan */
 	BfTypeInfo	ti;				/* the inner key's hashing */
 	ExprState  *key;			/* the inner key, of the child's tuple */
@@ -232,41 +235,102 @@ test_key(const RuntimeFilter *rf, uint64 h)
 	return false;
 }
 
+/* ---- the filters of the running queries ---- */
+
+/*
+ * A filter registered by a build node: found by the query's memory
+ * context (the qual's FmgrInfo's) and its number, and unregistered when
+ * that context goes
+ */
+typedef struct RuntimeEntry
+{
+	MemoryContext cxt;
+	int			id;
+	RuntimeFilter *rf;
+	struct RuntimeEntry *next;
+	MemoryContextCallback gone;
+} RuntimeEntry;
+
+static RuntimeEntry *runtime_entries = NULL;
+
+static void
+unregister_filter(void *arg)
+{
+	RuntimeEntry **p = &runtime_entries;
+
+	while (*p != NULL && *p != (RuntimeEntry *) arg)
+		p = &(*p)->next;
+	if (*p != NULL)
+		*p = (*p)->next;
+}
+
+/* register rf under its number and cxt, the executor's query context */
+static void
+register_filter(MemoryContext cxt, RuntimeFilter *rf)
+{
+	RuntimeEntry *e = MemoryContextAllocZero(cxt, sizeof(RuntimeEntry));
+
+	e->cxt = cxt;
+	e->id = rf->id;
+	e->rf = rf;
+	e->next = runtime_entries;
+	e->gone.func = unregister_filter;
+	e->gone.arg = e;
+	MemoryContextRegisterResetCallback(cxt, &e->gone);
+	runtime_entries = e;
+}
+
+static RuntimeFilter *
+registered_filter(MemoryContext cxt, int id)
+{
+	for (RuntimeEntry *e = runtime_entries; e != NULL; e = e->next)
+		if (e->cxt == cxt && e->id == id)
+			return e->rf;
+	return NULL;
+}
+
 /* ---- the qual ---- */
 
 PG_FUNCTION_INFO_V1(bf_runtime_filter);
 
+/* a call site's filter, found once, and its key's hashing */
+typedef struct RuntimeCall
+{
+	RuntimeFilter *rf;			/* NULL: none registered, pass every row */
+	BfTypeInfo	ti;
+} RuntimeCall;
+
 /*
- * bf_runtime_filter(internal, anyelement): false when the key is not in
- * the complete filter of the hash join's inner side; true where it cannot
- * tell (no filter in this process, not built yet, dropped, switched off).
+ * bf_runtime_filter(integer, anyelement): false when the key is not in
+ * the complete filter number n of this query, made of a hash join's inner
+ * keys; true where it cannot tell (no such filter in this execution, not
+ * built yet, dropped, switched off).
  */
 Datum
 bf_runtime_filter(PG_FUNCTION_ARGS)
 {
-	RuntimeFilter *rf = PG_ARGISNULL(0) ? NULL : (RuntimeFilter *) PG_GETARG_POINTER(0);
-	BfTypeInfo *ti = (BfTypeInfo *) fcinfo->flinfo->fn_extra;
+	RuntimeCall *call = (RuntimeCall *) fcinfo->flinfo->fn_extra;
+	RuntimeFilter *rf;
 	bool		found;
 
+	if (call == NULL)
+	{
+		call = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(RuntimeCall));
+		call->rf = PG_ARGISNULL(0) ? NULL :
+			registered_filter(fcinfo->flinfo->fn_mcxt, PG_GETARG_INT32(0));
+		if (call->rf != NULL)
+			bf_typeinfo_init(&call->ti, get_fn_expr_argtype(fcinfo->flinfo, 1),
+							 PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+		fcinfo->flinfo->fn_extra = call;
+	}
+	rf = call->rf;
 	if (rf == NULL || !rf->complete || rf->dropped || rf->off)
 		PG_RETURN_BOOL(true);
-	if (rf->magic != RUNTIME_MAGIC)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bf_runtime_filter called without a run-time filter")));
+	Assert(rf->magic == RUNTIME_MAGIC);
 	if (PG_ARGISNULL(1))
 		found = !rf->strict;
 	else
-	{
-		if (ti == NULL)
-		{
-			ti = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(BfTypeInfo));
-			bf_typeinfo_init(ti, get_fn_expr_argtype(fcinfo->flinfo, 1),
-							 PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
-			fcinfo->flinfo->fn_extra = ti;
-		}
-		found = test_key(rf, bf_hash_datum(ti, PG_GETARG_DATUM(1), RUNTIME_SEED));
-	}
+		found = test_key(rf, bf_hash_datum(&call->ti, PG_GETARG_DATUM(1), RUNTIME_SEED));
 	rf->tested++;
 	rf->removed += !found;
 	rf->probe_tested++;
@@ -297,7 +361,7 @@ build_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	BuildState *bs = (BuildState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *paramids = linitial(cscan->custom_private);
+	List	   *ids = linitial(cscan->custom_private);
 	List	   *stricts = lsecond(cscan->custom_private);
 	List	   *colls = lthird(cscan->custom_private);
 	List	   *columns = lfourth(cscan->custom_private);
@@ -313,17 +377,16 @@ build_begin(CustomScanState *node, EState *estate, int eflags)
 	node->ss.ps.resultopsfixed = fixed;
 	node->ss.ps.resultopsset = true;
 
-	bs->nfilters = list_length(paramids);
+	bs->nfilters = list_length(ids);
 	bs->filters = palloc0(sizeof(RuntimeFilter *) * bs->nfilters);
 	foreach(lc, cscan->custom_exprs)
 	{
 		RuntimeFilter *rf = palloc0(sizeof(RuntimeFilter));
 		Expr	   *key = lfirst(lc);
-		ParamExecData *prm;
 
 		rf->magic = RUNTIME_MAGIC;
 		rf->mcxt = CurrentMemoryContext;
-		rf->paramid = list_nth_int(paramids, i);
+		rf->id = list_nth_int(ids, i);
 		rf->strict = list_nth_int(stricts, i) != 0;
 		rf->keyexpr = key;
 		rf->outer_column = list_nth(columns, i);
@@ -333,10 +396,7 @@ build_begin(CustomScanState *node, EState *estate, int eflags)
 		rf->first_capacity = Max(cscan->scan.plan.plan_rows, RUNTIME_MIN_KEYS);
 		reset_filter(rf);
 		/* the scan's qual finds it here */
-		prm = &estate->es_param_exec_vals[rf->paramid];
-		prm->execPlan = NULL;
-		prm->value = PointerGetDatum(rf);
-		prm->isnull = false;
+		register_filter(estate->es_query_cxt, rf);
 		bs->filters[i++] = rf;
 	}
 }
@@ -378,16 +438,7 @@ build_exec(CustomScanState *node)
 static void
 build_end(CustomScanState *node)
 {
-	BuildState *bs = (BuildState *) node;
-
-	/* no qual may read the filter after this */
-	for (int i = 0; i < bs->nfilters; i++)
-	{
-		ParamExecData *prm = &node->ss.ps.state->es_param_exec_vals[bs->filters[i]->paramid];
-
-		prm->value = (Datum) 0;
-		prm->isnull = true;
-	}
+	/* the filters go with the query's memory, and their entries with them */
 	ExecEndNode(outerPlanState(node));
 }
 
@@ -416,7 +467,7 @@ build_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		StringInfoData buf;
 
 		initStringInfo(&buf);
-		appendStringInfo(&buf, "$%d: %s tested at %s", rf->paramid,
+		appendStringInfo(&buf, "%d: %s tested at %s", rf->id,
 						 deparse_expression((Node *) rf->keyexpr, context, true, false),
 						 deparse_expression((Node *) rf->outer_column, context, true, false));
 		if (es->analyze)
@@ -528,11 +579,11 @@ hashable(Oid t)
  */
 bool
 bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid funcoid,
-						 int *last_node_id)
+						 int *last_node_id, int *next_filter_id)
 {
 	Hash	   *hash = (Hash *) innerPlan(join);
 	Plan	   *child;
-	List	   *paramids = NIL,
+	List	   *ids = NIL,
 			   *stricts = NIL,
 			   *colls = NIL,
 			   *columns = NIL,
@@ -558,24 +609,18 @@ bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid func
 	foreach(lc, keys)
 	{
 		BfRuntimeKey *k = lfirst(lc);
-		Param	   *prm;
 		FuncExpr   *f;
 
 		if (!hashable(exprType(linitial(k->clause->args))) ||
 			!hashable(exprType((Node *) k->inner_key)))
 			continue;
-		prm = makeNode(Param);
-		prm->paramkind = PARAM_EXEC;
-		prm->paramid = list_length(stmt->paramExecTypes);
-		prm->paramtype = INTERNALOID;
-		prm->paramtypmod = -1;
-		prm->paramcollid = InvalidOid;
-		prm->location = -1;
-		stmt->paramExecTypes = lappend_oid(stmt->paramExecTypes, INTERNALOID);
-		f = makeFuncExpr(funcoid, BOOLOID, list_make2(prm, copyObject(k->var)),
+		f = makeFuncExpr(funcoid, BOOLOID,
+						 list_make2(makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+											  Int32GetDatum(*next_filter_id), false, true),
+									copyObject(k->var)),
 						 InvalidOid, k->clause->inputcollid, COERCE_EXPLICIT_CALL);
 		k->scan->plan.qual = lappend(k->scan->plan.qual, f);
-		paramids = lappend_int(paramids, prm->paramid);
+		ids = lappend_int(ids, (*next_filter_id)++);
 		stricts = lappend_int(stricts, op_strict(k->clause->opno));
 		colls = lappend_oid(colls, k->clause->inputcollid);
 		columns = lappend(columns, copyObject(k->column));
@@ -585,7 +630,7 @@ bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid func
 		return false;
 	cs = make_build_node(child, ++*last_node_id);
 	cs->custom_exprs = ikeys;
-	cs->custom_private = list_make4(paramids, stricts, colls, columns);
+	cs->custom_private = list_make4(ids, stricts, colls, columns);
 	hash->plan.lefttree = (Plan *) cs;
 	return true;
 }

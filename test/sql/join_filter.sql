@@ -353,10 +353,11 @@ MOVE FORWARD 100 IN rt_c;
 FETCH 2 FROM rt_c;
 MOVE FORWARD ALL IN rt_c;
 COMMIT;
--- SQL cannot hand the qual a filter of its own: its argument is internal,
--- a type no SQL value has (the server's error for trying differs between
--- minor releases, so the signature is what is checked)
+-- SQL cannot hand the qual a filter of its own: it names a filter by its
+-- number in the plan, which only a build node of the same execution
+-- registers; called from SQL it finds none and passes every key
 SELECT p.oid::regprocedure FROM pg_proc p WHERE p.proname = 'bf_runtime_filter';
+SELECT bf_runtime_filter(0, 5) AS no_filter_passes, bf_runtime_filter(NULL, 5) AS null_passes;
 -- auto: not for a hash join whose inner side fits in memory
 SET bloomfilter.runtime_join_filter = auto;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_outer o JOIN rt_inner i ON i.k = o.k;
