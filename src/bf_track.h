@@ -197,6 +197,8 @@ extern void bf_registry_write_header(BfSpiContext *cx, const RegRow *r);
 extern void bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
 								  const char *extra, int nextra, Oid *xtypes,
 								  Datum *xvalues);
+extern void bf_registry_set_rebuilt(BfSpiContext *cx, int64 id, struct varlena *vl,
+									int64 capacity, double fpr);
 extern char *bf_qualified_rel(Oid relid);
 
 /* bf_track_changes.c: a tracked filter's changes, per chunk of its value */
@@ -224,6 +226,7 @@ extern bool bf_chunks_test_hash(const BfExt *ext, const RegRow *r, uint64 h,
 extern int64 bf_chunks_sample(const BfExt *ext, const RegRow *r, int32 limit);
 extern struct varlena *bf_chunks_assemble(const BfExt *ext, const RegRow *r,
 										  Snapshot snap, uint64 since, bool *changed);
+extern struct varlena *bf_chunks_assemble_latest(const BfExt *ext, const RegRow *r);
 extern struct varlena *bf_chunks_empty(const RegRow *r);
 extern void bf_chunks_delete(const BfExt *ext, int64 id);
 extern void bf_chunks_replace(const BfExt *ext, int64 id, const struct varlena *vl,

@@ -451,6 +451,17 @@ bf_chunks_assemble(const BfExt *ext, const RegRow *r, Snapshot snap,
 	return vl;
 }
 
+/* the whole value of r's filter as the latest snapshot sees it */
+struct varlena *
+bf_chunks_assemble_latest(const BfExt *ext, const RegRow *r)
+{
+	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
+	struct varlena *vl = bf_chunks_assemble(ext, r, snap, 0, NULL);
+
+	UnregisterSnapshot(snap);
+	return vl;
+}
+
 /*
  * An empty plain value with the header of r's filter (its count 0): what
  * a reading of rows into a filter of the same size starts from.

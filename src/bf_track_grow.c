@@ -124,7 +124,6 @@ add_locked(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti, const uint64 *hashes, in
 		   struct varlena **whole)
 {
 	RegRow		now;
-	Snapshot	snap;
 	struct varlena *before;
 	struct varlena *after;
 	BfGrowAdder a;
@@ -133,11 +132,8 @@ add_locked(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti, const uint64 *hashes, in
 		!now.growing)
 		replaced(r);
 	*r = now;
-	snap = RegisterSnapshot(GetLatestSnapshot());
-	before = bf_chunks_assemble(cx->ext, r, snap, 0, NULL);
-	UnregisterSnapshot(snap);
-	after = palloc_extended(VARSIZE(before), MCXT_ALLOC_HUGE);
-	memcpy(after, before, VARSIZE(before));
+	before = bf_chunks_assemble_latest(cx->ext, r);
+	after = bf_detoast_copy(PointerGetDatum(before)).vl;
 	bf_grow_adder_init(&a, after, ti);
 	for (int i = 0; i < n; i++)
 		bf_grow_adder_add_hash(&a, hashes[i]);
@@ -184,12 +180,7 @@ older_layers(const BfExt *ext, const RegRow *r, const struct varlena *whole)
 	if (len > bf_filter_cache_limit())
 		return NULL;
 	if (whole == NULL)
-	{
-		Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
-
-		whole = bf_chunks_assemble(ext, r, snap, 0, NULL);
-		UnregisterSnapshot(snap);
-	}
+		whole = bf_chunks_assemble_latest(ext, r);
 	copy = MemoryContextAlloc(TopMemoryContext, VARHDRSZ + len);
 	SET_VARSIZE(copy, VARHDRSZ + len);
 	memcpy(VARDATA(copy), VARDATA_ANY(whole), len);
@@ -248,10 +239,7 @@ bf_grow_chunks_add(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti, uint64 *hashes, 
 
 	if (n >= BF_TRACK_BULK_KEYS)
 	{
-		Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
-
-		whole = bf_chunks_assemble(ext, r, snap, 0, NULL);
-		UnregisterSnapshot(snap);
+		whole = bf_chunks_assemble_latest(ext, r);
 		count = whole_count(r, whole);
 	}
 	else if (writes_sample(r, hashes, n))
@@ -271,14 +259,9 @@ bf_grow_chunks_add(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti, uint64 *hashes, 
 void
 bf_grow_chunks_fill(BfSpiContext *cx, RegRow *now, Oid relid)
 {
-	Snapshot	snap = RegisterSnapshot(GetLatestSnapshot());
-	struct varlena *before = bf_chunks_assemble(cx->ext, now, snap, 0, NULL);
-	BfFilter	f;
+	struct varlena *before = bf_chunks_assemble_latest(cx->ext, now);
+	BfFilter	f = bf_detoast_copy(PointerGetDatum(before));
 
-	UnregisterSnapshot(snap);
-	f.vl = palloc_extended(VARSIZE(before), MCXT_ALLOC_HUGE);
-	memcpy(f.vl, before, VARSIZE(before));
-	bf_read_any_header(f.vl, &f.hdr);
 	bf_fill_from_rel(&f, relid, NameStr(now->col), true, "bf_track");
 	bf_grow_chunks_store(cx, now, before, f.vl);
 }

@@ -581,20 +581,13 @@ rebuild_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 	bool		only = get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE;
 	int64		capacity;
 	BfFilter	f;
-	Oid			types[2] = {INT8OID, FLOAT8OID};
-	Datum		values[2];
 
 	bf_install_missing_triggers(cx, r->id, relid);
 	capacity = PG_ARGISNULL(2) ? auto_capacity(relid, only) : PG_GETARG_INT64(2);
 	f = bf_new_tracked_filter(capacity, fpr, PG_ARGISNULL(2), 0);
 	bf_fill_from_rel(&f, relid, colname, only, "bf_rebuild");
 
-	values[0] = Int64GetDatum(capacity);
-	values[1] = Float8GetDatum(fpr);
-	bf_registry_set_value(cx, r->id, f.vl,
-						  psprintf(", capacity = $4, fpr = $5, deleted_since_rebuild = 0%s",
-								   cx->ext->att_stale ? ", stale = NULL" : ""),
-						  2, types, values);
+	bf_registry_set_rebuilt(cx, r->id, f.vl, capacity, fpr);
 }
 
 /*

@@ -174,10 +174,8 @@ bf_rebuild_same_size(BfSpiContext *cx, const RegRow *before, Oid relid, Datum co
 	f.hdr.inserted = bloom_estimate_inserted(ones, f.hdr.nblocks, f.hdr.nhashes);
 	bloom_header_write(BF_PAYLOAD(f.vl), &f.hdr);
 
-	bf_registry_set_value(cx, r.id, f.vl,
-						  psprintf(", deleted_since_rebuild = 0%s",
-								   cx->ext->att_stale ? ", stale = NULL" : ""),
-						  0, NULL, NULL);
+	/* the same capacity and rate */
+	bf_registry_set_rebuilt(cx, r.id, f.vl, r.capacity, r.fpr);
 }
 
 
@@ -302,10 +300,5 @@ bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid, Datum col
 	values[0] = Int64GetDatum(r.id);
 	bf_spi_exec(psprintf("DELETE FROM %s WHERE id = $1", pending_table(cx->ext)),
 				1, types, values, SPI_OK_DELETE);
-	values[0] = Int64GetDatum(capacity);
-	values[1] = Float8GetDatum(fpr);
-	bf_registry_set_value(cx, r.id, f.vl,
-						  psprintf(", capacity = $4, fpr = $5, deleted_since_rebuild = 0%s",
-								   cx->ext->att_stale ? ", stale = NULL" : ""),
-						  2, &types[1], values);
+	bf_registry_set_rebuilt(cx, r.id, f.vl, capacity, fpr);
 }

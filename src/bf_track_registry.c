@@ -311,6 +311,26 @@ bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
 }
 
 /*
+ * Store vl, rebuilt from the table at capacity and fpr, as the filter of
+ * registry row id: the deletes counted since the last rebuild, and any
+ * staleness, cleared.  The caller holds the locks that keep writers out.
+ */
+void
+bf_registry_set_rebuilt(BfSpiContext *cx, int64 id, struct varlena *vl, int64 capacity,
+						double fpr)
+{
+	Oid			types[2] = {INT8OID, FLOAT8OID};
+	Datum		values[2];
+
+	values[0] = Int64GetDatum(capacity);
+	values[1] = Float8GetDatum(fpr);
+	bf_registry_set_value(cx, id, vl,
+						  psprintf(", capacity = $4, fpr = $5, deleted_since_rebuild = 0%s",
+								   cx->ext->att_stale ? ", stale = NULL" : ""),
+						  2, types, values);
+}
+
+/*
  * The whole value of r's filter as snap sees it (a chunked one assembled),
  * or NULL if it has none; palloc'd or r's own copy.
  */
