@@ -188,6 +188,7 @@ extern void bf_index_grow(Relation index, uint32 full_first_page);
 typedef bool (*BfPageFn) (void *arg, uint64 first, uint32 n, Page page);
 extern void bf_layer_pages(Relation index, const BfIndexLayer *l, uint64 step,
 						   BufferAccessStrategy strategy, BfPageFn fn, void *arg);
+extern void bf_read_bits(Relation index, const BfIndexLayer *layer, uint8 *dst);
 
 /* bf_index_page.c: page images, setting bits, the fill test */
 extern void bf_fill_metapage(Page page, const BfIndexMeta *meta,
@@ -272,6 +273,10 @@ extern bool bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value);
 extern bool bf_index_might_contain_cached(BfIndexLookup *lk, Oid indexoid,
 										  BfTypeInfo *ti, Datum value,
 										  MemoryContext mcxt, const char *what);
+typedef struct BfIndexCopy BfIndexCopy;
+extern BfIndexCopy *bf_index_copy(BfIndexLookup *lk, Oid indexoid, Size max_bytes,
+								  MemoryContext mcxt, const char *what, Size *bytes);
+extern bool bf_index_copy_contains(const BfIndexCopy *c, BfTypeInfo *ti, Datum value);
 
 
 /* bf_index_funcs.c: the SQL-callable functions reading an index */

@@ -141,6 +141,29 @@ bf_layer_pages(Relation index, const BfIndexLayer *l, uint64 step,
 	}
 }
 
+/*
+ * Read the whole bit array of one layer of a leaf index (the only one of
+ * an index that does not grow) into dst (nblocks * 64 bytes), one page at
+ * a time under its share lock, with a bulk-read strategy so a large filter
+ * does not evict shared buffers.
+ */
+static bool
+copy_page_bits(void *arg, uint64 first, uint32 n, Page page)
+{
+	memcpy((uint8 *) arg + first * BLOOM_BLOCK_BYTES,
+		   (const uint8 *) page + BF_PAGE_BITS_OFFSET, (size_t) n * BLOOM_BLOCK_BYTES);
+	return true;
+}
+
+void
+bf_read_bits(Relation index, const BfIndexLayer *layer, uint8 *dst)
+{
+	BufferAccessStrategy strategy = GetAccessStrategy(BAS_BULKREAD);
+
+	bf_layer_pages(index, layer, 1, strategy, copy_page_bits, dst);
+	FreeAccessStrategy(strategy);
+}
+
 /* pages of the newest layer read to confirm that it is full */
 #define BF_FULL_SAMPLE_PAGES 64
 

@@ -6,7 +6,9 @@
  *	  (BfIndexLookup), a partitioned index's leaves, the buffers last read,
  *	  and the test of the key's block in every layer.  The SQL functions
  *	  (bf_index_funcs.c), tracked filters and the shards of a distributed
- *	  table (bf_index_dist.c) look keys up through here.
+ *	  table (bf_index_dist.c) look keys up through here; join pre-filters
+ *	  (bf_join_filter.c) also through a copy of the index's bits
+ *	  (BfIndexCopy).
  *
  *-------------------------------------------------------------------------
  */
@@ -208,4 +210,89 @@ bf_index_might_contain(Oid indexoid, BfTypeInfo *ti, Datum value)
 	list_free(leaves);
 	index_close(index, NoLock);
 	return found;
+}
+
+/*
+ * A copy of a leaf index's bits in backend memory, for a caller that
+ * probes many keys under one snapshot (bf_join_prefilter, for one
+ * execution of a query): a probe then costs a hash and a memory read
+ * rather than a buffer pin and lock.  It answers for every snapshot taken
+ * before it was made: a transaction inserts its keys into the index
+ * before it commits, so every key such a snapshot sees is in the copy;
+ * bits set since are of keys it cannot see.
+ */
+struct BfIndexCopy
+{
+	uint64		seed;
+	uint32		nlayers;
+	uint32		kmax;			/* the most hashes of a layer */
+	struct
+	{
+		uint64		nblocks;
+		uint32		nhashes;
+		uint8	   *bits;
+	}			layer[BLOOM_GROW_MAX_LAYERS];
+};
+
+/*
+ * The copy of the leaf index indexoid (opened as bf_index_might_contain_cached
+ * does), in mcxt; NULL when it is a partitioned index, when the lookups
+ * would not trust it (a parallel worker of a transaction that wrote,
+ * bf_index_current) or when its bits take more than max_bytes: *bytes
+ * gets their size then (0 for the other cases).
+ */
+BfIndexCopy *
+bf_index_copy(BfIndexLookup *lk, Oid indexoid, Size max_bytes, MemoryContext mcxt,
+			  const char *what, Size *bytes)
+{
+	Relation	index = bf_lookup_open(lk, indexoid, mcxt, what);
+	BfIndexState st;
+	BfIndexCopy *c = NULL;
+
+	*bytes = 0;
+	if (index->rd_rel->relkind != RELKIND_PARTITIONED_INDEX && !bf_pending_unknown() &&
+		bf_index_current(index))
+	{
+		bf_index_state(index, &st);
+		for (uint32 i = 0; i < st.layers.nlayers; i++)
+			*bytes += st.layers.layer[i].nblocks * BLOOM_BLOCK_BYTES;
+		if (*bytes <= max_bytes)
+		{
+			c = MemoryContextAllocZero(mcxt, sizeof(BfIndexCopy));
+			c->seed = st.meta.seed;
+			c->nlayers = st.layers.nlayers;
+			for (uint32 i = 0; i < c->nlayers; i++)
+			{
+				const BfIndexLayer *l = &st.layers.layer[i];
+
+				c->layer[i].nblocks = l->nblocks;
+				c->layer[i].nhashes = l->nhashes;
+				c->kmax = Max(c->kmax, l->nhashes);
+				c->layer[i].bits = MemoryContextAllocExtended(mcxt, l->nblocks * BLOOM_BLOCK_BYTES,
+															  MCXT_ALLOC_HUGE);
+				bf_read_bits(index, l, c->layer[i].bits);
+			}
+		}
+	}
+	index_close(index, NoLock);
+	return c;
+}
+
+/* bf_index_test_hash on a copy; ti as the lookups through the index had it */
+bool
+bf_index_copy_contains(const BfIndexCopy *c, BfTypeInfo *ti, Datum value)
+{
+	uint64		h;
+	uint64		words[(BLOOM_MAX_HASHES + 6) / 7];
+
+	if (ti->family == BF_FAMILY_RECORD)
+		bf_record_prepare(ti, value);
+	h = bf_hash_datum(ti, value, c->seed);
+	bloom_block_words(h, (int) c->kmax, words);
+	for (int i = (int) c->nlayers - 1; i >= 0; i--)
+		if (bloom_block_test_words(c->layer[i].bits +
+								   bloom_block_of(h, c->layer[i].nblocks) * BLOOM_BLOCK_BYTES,
+								   (int) c->layer[i].nhashes, words))
+			return true;
+	return false;
 }

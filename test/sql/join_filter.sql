@@ -145,6 +145,29 @@ SELECT count(*) FILTER (WHERE bf_join_prefilter('jf_small_k_bf', -g)) AS passed_
 FROM generate_series(1, 20000) g;
 SELECT count(*) FILTER (WHERE bf_join_prefilter('jf_small_k_bf', CASE WHEN g <= 10000 THEN 10 ELSE -g END)) AS passed
 FROM generate_series(1, 20000) g;
+-- a call site that goes on testing copies the index's bits into the
+-- query's memory (after 10 000 keys here): it answers as the index does,
+-- for a growing index of several layers, for two key columns, and for
+-- keys this transaction inserted before the query
+CREATE TABLE jf_copy (k int, t text);
+CREATE INDEX jf_copy_k_bf ON jf_copy USING bloomfilter (k) WITH (capacity = 2000, growth = 2);
+CREATE INDEX jf_copy_kt_bf ON jf_copy USING bloomfilter (k, t);
+INSERT INTO jf_copy SELECT 2 * g, 't' || (2 * g) FROM generate_series(1, 30000) g;
+SELECT count(*) > 2 AS several_layers FROM bf_index_layers('jf_copy_k_bf');
+BEGIN;
+INSERT INTO jf_copy SELECT 2 * g, 't' || (2 * g) FROM generate_series(30001, 30100) g;
+SELECT count(*) FILTER (WHERE f IS DISTINCT FROM c) AS disagree,
+	   count(*) FILTER (WHERE g % 2 = 0 AND g <= 60200 AND NOT f) AS present_dropped,
+	   count(*) FILTER (WHERE NOT f) > 19000 AS drops
+FROM (SELECT g, bf_join_prefilter('jf_copy_k_bf', g) AS f, bf_index_contains('jf_copy_k_bf', g) AS c
+	  FROM generate_series(1, 80000) g) s;
+SELECT count(*) FILTER (WHERE f IS DISTINCT FROM c) AS disagree,
+	   count(*) FILTER (WHERE g % 2 = 0 AND g <= 60200 AND NOT f) AS present_dropped,
+	   count(*) FILTER (WHERE NOT f) > 19000 AS drops
+FROM (SELECT g, bf_join_prefilter('jf_copy_kt_bf', ROW(g, 't' || g)) AS f,
+			 bf_index_contains('jf_copy_kt_bf', ROW(g, 't' || g)) AS c
+	  FROM generate_series(1, 80000) g) s;
+COMMIT;
 
 -- a partitioned inner table: its partitioned bloomfilter index (one index
 -- per partition) answers for the keys of the Append of its partitions'
