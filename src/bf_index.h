@@ -265,6 +265,7 @@ typedef struct BfIndexLookup
 } BfIndexLookup;
 
 /* bf_index_lookup.c */
+extern List *bf_index_leaves(Oid indexoid);
 extern Relation bf_lookup_open(BfIndexLookup *lk, Oid indexoid, MemoryContext mcxt,
 							   const char *what);
 extern bool bf_probe(Relation index, List *leaves, BfTypeInfo *ti, Datum value,

@@ -86,30 +86,41 @@ bf_leaf_contains(Relation index, BfTypeInfo *ti, Datum value,
 							  bf_recent_for(lk, index, &st.layers, mcxt));
 }
 
-/* the bloomfilter indexes of the partitions of a partitioned index, checked */
-static List *
-bf_leaf_indexes(Relation index)
+/* the indexes holding bits: the index, or the leaves of a partitioned one */
+List *
+bf_index_leaves(Oid indexoid)
 {
-	List	   *children = find_all_inheritors(RelationGetRelid(index),
-											   AccessShareLock, NULL);
+	List	   *all;
 	List	   *leaves = NIL;
 	ListCell   *lc;
 
-	foreach(lc, children)
-	{
-		Relation	child;
-
-		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_INDEX)
-			continue;
-		child = index_open(lfirst_oid(lc), NoLock);
-		if (bf_is_bloomfilter_index(child))
-		{
-			bf_index_check_complete(child);
+	if (get_rel_relkind(indexoid) != RELKIND_PARTITIONED_INDEX)
+		return list_make1_oid(indexoid);
+	all = find_all_inheritors(indexoid, AccessShareLock, NULL);
+	foreach(lc, all)
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_INDEX)
 			leaves = lappend_oid(leaves, lfirst_oid(lc));
-		}
+	list_free(all);
+	return leaves;
+}
+
+/*
+ * The leaves of a partitioned bloomfilter index (a partition's index has
+ * its parent's access method), each checked complete
+ */
+static List *
+bf_leaf_indexes(Relation index)
+{
+	List	   *leaves = bf_index_leaves(RelationGetRelid(index));
+	ListCell   *lc;
+
+	foreach(lc, leaves)
+	{
+		Relation	child = index_open(lfirst_oid(lc), NoLock);
+
+		bf_index_check_complete(child);
 		index_close(child, NoLock);
 	}
-	list_free(children);
 	return leaves;
 }
 

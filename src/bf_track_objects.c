@@ -151,24 +151,6 @@ bf_find_bloom_index(Oid relid, AttrNumber attnum, Oid *invalid)
 	return result;
 }
 
-/* the indexes holding bits: the index, or the leaves of a partitioned one */
-List *
-bf_index_leaves(Oid indexoid)
-{
-	List	   *all;
-	List	   *leaves = NIL;
-	ListCell   *lc;
-
-	if (get_rel_relkind(indexoid) != RELKIND_PARTITIONED_INDEX)
-		return list_make1_oid(indexoid);
-	all = find_all_inheritors(indexoid, AccessShareLock, NULL);
-	foreach(lc, all)
-		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_INDEX)
-			leaves = lappend_oid(leaves, lfirst_oid(lc));
-	list_free(all);
-	return leaves;
-}
-
 /* ---- the sync triggers ---- */
 
 /* bf_sync_<id>_<suffix>: the registry id and the suffix's index */
