@@ -334,7 +334,7 @@ typedef enum BfJoinFilterMode
 	BF_JOIN_FILTER_AUTO
 } BfJoinFilterMode;
 extern const struct config_enum_entry bf_join_filter_options[];
-extern bool bf_join_pays(Join *join, bool always);
+extern bool bf_join_pays(Join *join, bool always, double in_memory_bytes);
 
 /*
  * keys a join pre-filter tests before it judges whether it pays: it

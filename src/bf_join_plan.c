@@ -57,6 +57,8 @@
 #include "bf_index.h"
 #include "bf_track.h"
 
+#include <math.h>
+
 #include "access/genam.h"
 #include "access/stratnum.h"
 #include "access/relation.h"
@@ -275,7 +277,7 @@ tracked_qual(JoinRewrite *rw, KeyPair *kp)
 static bool
 pays(Join *join)
 {
-	return bf_join_pays(join, join_filter_mode == BF_JOIN_FILTER_ON);
+	return bf_join_pays(join, join_filter_mode == BF_JOIN_FILTER_ON, HUGE_VAL);
 }
 
 /*

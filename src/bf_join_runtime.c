@@ -52,10 +52,12 @@
  *
  * bloomfilter.runtime_join_filter: off, on (wherever safe) or auto: a
  * hash join the planner expects to spill to several batches (its inner
- * side larger than get_hash_memory_limit()), dropping at least 10 000
- * outer rows and keeping at most 60 % (bf_join_pays, also the index
- * pre-filter's rule).  EXPLAIN shows the build node with its filters, and
- * with ANALYZE what each one held, tested and removed.
+ * side larger than get_hash_memory_limit()) or to build a hash table of
+ * AUTO_MIN_HASH_BYTES or more, dropping at least 10 000 outer rows and
+ * keeping at most 60 % (bf_join_pays, also the index pre-filter's rule,
+ * which leaves in-memory hash joins alone).  EXPLAIN shows the build node
+ * with its filters, and with ANALYZE what each one held, tested and
+ * removed.
  *
  *-------------------------------------------------------------------------
  */
@@ -84,6 +86,11 @@
 #define RUNTIME_MAX_LAYERS	8
 #define RUNTIME_GROWTH		4.0
 #define RUNTIME_MAX_BYTES	((Size) 64 * 1024 * 1024)
+/*
+ * auto: the smallest in-memory hash table worth a filter (beyond it a
+ * probe leaves the CPU's caches; measured, docs/PERFORMANCE.md)
+ */
+#define AUTO_MIN_HASH_BYTES	(1024.0 * 1024.0)
 /* keys tested before the filter judges whether it pays */
 #define RUNTIME_PROBE		10000
 #define RUNTIME_SEED		INT64CONST(0x5EED0F10)
@@ -488,18 +495,19 @@ build_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 #define AUTO_MAX_KEPT		0.6
 
 /*
- * Is a filter of the join expected to pay (bloomfilter.join_filter =
- * auto)?  A lookup in the index costs about a btree descent, more than a
- * probe of an in-memory hash table, so it pays where the join does more
- * per outer row: a nested loop (an inner scan per row), a merge join (the
- * outer side sorted), a hash join whose inner side does not fit in memory
- * (outer rows written to temp files by batch), and only where the
- * planner expects it to drop many rows and keep few.  (The index
- * pre-filter of bf_join_plan.c uses the same rule.)  always:
- * the setting is on.
+ * Is a filter of the join expected to pay (auto)?  Where the join does
+ * more per outer row than the filter's test costs: a nested loop (an
+ * inner scan per row), a merge join (the outer side sorted), a hash join
+ * whose inner side does not fit in memory (outer rows written to temp
+ * files by batch), or whose hash table is at least in_memory_bytes, so
+ * large that a probe is a cache miss (a run-time filter's test costs
+ * about what a probe of a table in the CPU's caches costs; a lookup in an
+ * index about a btree descent, so the index pre-filter of bf_join_plan.c
+ * passes HUGE_VAL) -- and only where the planner expects it to drop many
+ * rows and keep few.  always: the setting is on.
  */
 bool
-bf_join_pays(Join *join, bool always)
+bf_join_pays(Join *join, bool always, double in_memory_bytes)
 {
 	Plan	   *outer = outerPlan(join);
 	Plan	   *inner = innerPlan(join);
@@ -510,9 +518,14 @@ bf_join_pays(Join *join, bool always)
 		return true;
 	if (outer_rows <= 0)
 		return false;
-	if (IsA(join, HashJoin) &&
-		inner->plan_rows * (inner->plan_width + 24) <= get_hash_memory_limit())
-		return false;
+	if (IsA(join, HashJoin))
+	{
+		double		bytes = inner->plan_rows * (inner->plan_width + 24);
+
+		if (bytes <= get_hash_memory_limit() && bytes < in_memory_bytes)
+			return false;
+	}
+
 	/*
 	 * a partner per joined row: the fraction of outer rows that join (for
 	 * an anti join, that find no partner and skip the probe)
@@ -604,7 +617,8 @@ bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid func
 	 * the old filter; and a Hash node already given a build node is left.
 	 */
 	if (!bms_is_empty(hash->plan.allParam) || IsA(child, CustomScan) ||
-		!bf_join_pays((Join *) join, runtime_filter_mode == BF_JOIN_FILTER_ON))
+		!bf_join_pays((Join *) join, runtime_filter_mode == BF_JOIN_FILTER_ON,
+					  AUTO_MIN_HASH_BYTES))
 		return false;
 	foreach(lc, keys)
 	{
@@ -648,7 +662,7 @@ bf_join_runtime_init(void)
 {
 	DefineCustomEnumVariable("bloomfilter.runtime_join_filter",
 							 "Adds run-time join filters built from hash joins' inner sides to query plans.",
-							 "off: never; on: wherever safe; auto: for hash joins the planner expects to spill to several batches, dropping at least 10000 outer rows and keeping at most 60 %.",
+							 "off: never; on: wherever safe; auto: for hash joins the planner expects to spill to several batches or to build a hash table of 1 MB or more, dropping at least 10000 outer rows and keeping at most 60 %.",
 							 &runtime_filter_mode, BF_JOIN_FILTER_AUTO, bf_join_filter_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	RegisterCustomScanMethods(&build_scan_methods);

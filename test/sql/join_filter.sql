@@ -381,9 +381,22 @@ COMMIT;
 -- registers; called from SQL it finds none and passes every key
 SELECT p.oid::regprocedure FROM pg_proc p WHERE p.proname = 'bf_runtime_filter';
 SELECT bf_runtime_filter(0, 5) AS no_filter_passes, bf_runtime_filter(NULL, 5) AS null_passes;
--- auto: not for a hash join whose inner side fits in memory
+-- auto: not for a hash join whose hash table is small and in memory, but
+-- for one of 1 MB or more (51 000 rows here), where a probe leaves the
+-- CPU's caches
 SET bloomfilter.runtime_join_filter = auto;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_outer o JOIN rt_inner i ON i.k = o.k;
+CREATE TABLE rt_mem (k int);
+INSERT INTO rt_mem SELECT g FROM generate_series(1, 1000) g;
+INSERT INTO rt_mem SELECT 200000 + g FROM generate_series(1, 50000) g;
+CREATE TABLE rt_many (k int);
+INSERT INTO rt_many SELECT g FROM generate_series(1, 120000) g;
+ANALYZE rt_mem, rt_many;
+SET work_mem = '64MB';
+EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_many o JOIN rt_mem i ON i.k = o.k;
+SELECT test_explain('SELECT count(*) FROM rt_many o JOIN rt_mem i ON i.k = o.k', 'Runtime Filter');
+RESET work_mem;
+DROP TABLE rt_mem, rt_many;
 RESET enable_mergejoin;
 RESET enable_nestloop;
 RESET bloomfilter.runtime_join_filter;
