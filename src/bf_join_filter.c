@@ -44,7 +44,8 @@ typedef struct JoinFilterState
 	BfIndexLookup lk;
 	BfIndexCopy *copy;			/* the index's bits, once copied */
 	uint64		copy_at;		/* keys tested when to try copying; 0: never */
-	Oid			checked_user;	/* the index found usable for this user */
+	Oid			checked_user;	/* checked_index found usable for this user */
+	Oid			checked_index;
 	bool		off;			/* pass every key */
 	uint64		tested;
 	uint64		dropped;
@@ -146,14 +147,21 @@ bf_join_prefilter(PG_FUNCTION_ARGS)
 	}
 	if (st->off)
 		PG_RETURN_BOOL(true);
-	if (st->checked_user != GetUserId())
+	/* the plan passes one index; a call from SQL may pass another per row */
+	if (st->checked_user != GetUserId() || st->checked_index != indexoid)
 	{
 		if (!usable(indexoid, GetUserId()))
 		{
 			st->off = true;
 			PG_RETURN_BOOL(true);
 		}
+		if (OidIsValid(st->checked_index) && st->checked_index != indexoid)
+		{
+			st->copy = NULL;	/* of the other index; and no copy again */
+			st->copy_at = 0;
+		}
 		st->checked_user = GetUserId();
+		st->checked_index = indexoid;
 	}
 	if (st->copy != NULL)
 		found = bf_index_copy_contains(st->copy, &st->ti, PG_GETARG_DATUM(1));

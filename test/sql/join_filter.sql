@@ -133,9 +133,18 @@ ALTER TABLE jf_small DISABLE ROW LEVEL SECURITY;
 -- gone, makes it say "maybe" to every key
 REVOKE SELECT ON jf_small FROM jf_reader;
 GRANT SELECT (note) ON jf_small TO jf_reader;
+CREATE TABLE jf_mine (k int);
+INSERT INTO jf_mine VALUES (1);
+CREATE INDEX jf_mine_bf ON jf_mine USING bloomfilter (k);
+GRANT SELECT ON jf_mine TO jf_reader;
 SET ROLE jf_reader;
 SELECT bf_join_prefilter('jf_small_k_bf', 5) AS unreadable_passes;
+-- nor when called from SQL with another index per row: each is checked
+SELECT x.i, x.k, bf_join_prefilter(x.i, x.k) AS passes
+FROM (VALUES ('jf_mine_bf'::regclass, 1), ('jf_mine_bf'::regclass, 2),
+			 ('jf_small_k_bf'::regclass, 5), ('jf_small_k_bf'::regclass, 10)) x(i, k);
 RESET ROLE;
+DROP TABLE jf_mine;
 SELECT bf_join_prefilter('jf_small_k_bf', 5) AS absent, bf_join_prefilter('jf_small_k_bf', 10) AS present,
 	   bf_join_prefilter('jf_small_k_bf', NULL::int) AS null_key;
 SELECT bf_join_prefilter('jf_small'::regclass, 5) AS not_an_index_passes;
