@@ -246,11 +246,11 @@ struct BfIndexCopy
 };
 
 /*
- * The copy of the leaf index indexoid (opened as bf_index_might_contain_cached
- * does), in mcxt; NULL when it is a partitioned index, when the lookups
+ * The copy of leaf index indexoid, opened through lk as the cached lookups
+ * open it, in mcxt; NULL when it is a partitioned index, when the lookups
  * would not trust it (a parallel worker of a transaction that wrote,
- * bf_index_current) or when its bits take more than max_bytes: *bytes
- * gets their size then (0 for the other cases).
+ * bf_index_current), or when its bits take more than max_bytes: *bytes
+ * gets their size then (0 in the other cases).
  */
 BfIndexCopy *
 bf_index_copy(BfIndexLookup *lk, Oid indexoid, Size max_bytes, MemoryContext mcxt,

@@ -20,7 +20,8 @@
  * than the lookups so far, COPY_BYTES_PER_KEY bytes per key tested, and
  * up to COPY_MAX_BYTES, as a run-time filter may take: a probe of the
  * copy costs a hash and one memory read, a probe of the index a buffer
- * pin and lock besides (about 150 against 35 ns per key here).
+ * pin and lock besides (about 150 against 76 ns per key over 10 M keys
+ * here, docs/PERFORMANCE.md).
  *
  *-------------------------------------------------------------------------
  */
