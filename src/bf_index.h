@@ -319,9 +319,9 @@ typedef struct BfRuntimeKey
 {
 	OpExpr	   *clause;			/* outer key first */
 	Expr	   *inner_key;
-	Scan	   *scan;
-	Var		   *var;
-	Var		   *column;
+	List	   *scans;			/* the scans producing the outer key */
+	List	   *vars;			/* the key, as each one's qual names it */
+	Var		   *column;			/* the first one's column, for EXPLAIN */
 } BfRuntimeKey;
 
 extern void bf_join_runtime_init(void);
@@ -347,6 +347,8 @@ extern Expr *bf_join_strip(Expr *e);
 extern Var *bf_join_index_column(IndexOnlyScan *ios, Var *v);
 extern bool bf_join_find_scan(List *apprels, Plan *outer, Plan *inner, Expr *e,
 							  bool outer_side, Scan **scan, Var **var, Var **column);
+extern bool bf_join_find_outer_scans(List *apprels, Plan *outer, Plan *inner, Expr *e,
+									 List **scans, List **vars, Var **column);
 extern bool bf_join_key_ok(Oid opno, Oid coll, Oid outer_type, Oid inner_type);
 
 extern bool bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys,

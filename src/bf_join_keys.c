@@ -74,17 +74,6 @@ bf_join_index_column(IndexOnlyScan *ios, Var *v)
 }
 
 /*
- * Follow the Var e (OUTER_VAR or INNER_VAR of a node whose children are
- * outer and inner) down to the scan that produces it unchanged: *scan,
- * the Var a qual of the scan names it by (*var), and the table's column
- * (*column: the same Var but for an index-only scan, whose quals name the
- * index's columns).  outer_side: e is a join's outer key, so only the
- * nodes through which filtering is harmless are crossed; otherwise any
- * node that passes rows on or drops them, and the Append of a partitioned
- * table's scans (apprels: the plan's AppendRelInfos, which tell the
- * partitioned table's column; *column is then that column).
- */
-/*
  * The column of the partitioned table at the top of the partition tree
  * that col, a column of a partition's scan, stands for; NULL if it is no
  * partition's (or no plain column of the top table).
@@ -152,13 +141,24 @@ find_partitions_scan(List *apprels, List *children, Expr *e, Scan **scan, Var **
 	return top != NULL;
 }
 
-bool
-bf_join_find_scan(List *apprels, Plan *outer, Plan *inner, Expr *e, bool outer_side,
-				  Scan **scan, Var **var, Var **column)
+/*
+ * bf_join_find_scan's walk.  scans/vars non-NULL (an outer key only): an
+ * Append or MergeAppend on the way is crossed too, each of its branches
+ * followed on its own; every scan found is appended to *scans and its Var
+ * to *vars, and the first one found is the one returned.  A branch without one
+ * is left out: its rows are then not filtered, which drops nothing
+ * wrongly.
+ */
+static bool
+find_scan(List *apprels, Plan *outer, Plan *inner, Expr *e, bool outer_side,
+		  Scan **scan, Var **var, Var **column, List **scans, List **vars)
 {
 	Plan	   *p;
 	TargetEntry *tle;
 	Var		   *v = (Var *) bf_join_strip(e);
+	List	   *branches = NIL;
+	ListCell   *lc;
+	bool		found = false;
 
 	if (v == NULL || !IsA(v, Var) || v->varattno <= 0)
 		return false;
@@ -179,6 +179,11 @@ bf_join_find_scan(List *apprels, Plan *outer, Plan *inner, Expr *e, bool outer_s
 		*scan = (Scan *) p;
 		*var = sv;
 		*column = col;
+		if (scans != NULL)
+		{
+			*scans = lappend(*scans, p);
+			*vars = lappend(*vars, sv);
+		}
 		return true;
 	}
 	switch (nodeTag(p))
@@ -206,18 +211,82 @@ bf_join_find_scan(List *apprels, Plan *outer, Plan *inner, Expr *e, bool outer_s
 				return false;
 			break;
 		case T_Append:
-			return !outer_side &&
-				find_partitions_scan(apprels, ((Append *) p)->appendplans, tle->expr, scan, var,
-									 column);
+			branches = ((Append *) p)->appendplans;
+			break;
 		case T_MergeAppend:
-			return !outer_side &&
-				find_partitions_scan(apprels, ((MergeAppend *) p)->mergeplans, tle->expr, scan,
-									 var, column);
+			branches = ((MergeAppend *) p)->mergeplans;
+			break;
 		default:
 			return false;
 	}
-	return bf_join_find_scan(apprels, outerPlan(p), innerPlan(p), tle->expr, outer_side, scan,
-							 var, column);
+	if (!IsA(p, Append) && !IsA(p, MergeAppend))
+		return find_scan(apprels, outerPlan(p), innerPlan(p), tle->expr, outer_side, scan,
+						 var, column, scans, vars);
+	if (!outer_side)
+		return find_partitions_scan(apprels, branches, tle->expr, scan, var, column);
+	if (scans == NULL)
+		return false;
+	/* the Append's Vars name its branches' outputs as OUTER_VAR */
+	foreach(lc, branches)
+	{
+		Scan	   *s;
+		Var		   *sv,
+				   *c;
+
+		if (find_scan(apprels, lfirst(lc), NULL, tle->expr, true, &s, &sv, &c, scans, vars) &&
+			!found)
+		{
+			*scan = s;
+			*var = sv;
+			*column = c;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/*
+ * Follow the Var e (OUTER_VAR or INNER_VAR of a node whose children are
+ * outer and inner) down to the scan that produces it unchanged: *scan,
+ * the Var a qual of the scan names it by (*var), and the table's column
+ * (*column: the same Var but for an index-only scan, whose quals name the
+ * index's columns).  outer_side: e is a join's outer key, so only the
+ * nodes through which filtering is harmless are crossed; otherwise any
+ * node that passes rows on or drops them, and the Append of a partitioned
+ * table's scans (apprels: the plan's AppendRelInfos, which tell the
+ * partitioned table's column; *column is then that column).
+ */
+bool
+bf_join_find_scan(List *apprels, Plan *outer, Plan *inner, Expr *e, bool outer_side,
+				  Scan **scan, Var **var, Var **column)
+{
+	return find_scan(apprels, outer, inner, e, outer_side, scan, var, column, NULL, NULL);
+}
+
+/*
+ * The scans that produce a join's outer key e unchanged: the one of
+ * bf_join_find_scan, or through an Append or MergeAppend (the scans of a
+ * partitioned table's partitions, the branches of a UNION ALL) those of
+ * its branches (find_scan), a Scan in *scans and its Var in *vars each;
+ * *column: the first's column, or the partitioned table's that the
+ * partitions' columns stand for.  False when there is none.
+ */
+bool
+bf_join_find_outer_scans(List *apprels, Plan *outer, Plan *inner, Expr *e, List **scans,
+						 List **vars, Var **column)
+{
+	Scan	   *scan;
+	Var		   *var;
+	Var		   *top;
+
+	*scans = NIL;
+	*vars = NIL;
+	if (!find_scan(apprels, outer, inner, e, true, &scan, &var, column, scans, vars))
+		return false;
+	/* the partitions' scans: name the partitioned table's column */
+	if (list_length(*scans) > 1 && (top = top_column(apprels, *column)) != NULL)
+		*column = top;
+	return true;
 }
 
 static bool

@@ -360,24 +360,41 @@ add_pair(List *pairs, Scan *oscan, Expr *okey, Scan *iscan, Var *icol, Oid opno,
 }
 
 /*
+ * The pairs of an equality whose outer key oe (of outer or inner) some
+ * scans produce, one for each (the partitions of an outer partitioned
+ * table: bf_join_find_outer_scans)
+ */
+static List *
+outer_pairs(List *pairs, List *apprels, Plan *outer, Plan *inner, Expr *oe, Scan *iscan,
+			Var *icol, Oid opno, Oid coll)
+{
+	List	   *scans,
+			   *vars;
+	Var		   *ocol;
+	ListCell   *ls,
+			   *lv;
+
+	if (bf_join_find_outer_scans(apprels, outer, inner, oe, &scans, &vars, &ocol))
+		forboth(ls, scans, lv, vars)
+			pairs = add_pair(pairs, lfirst(ls), lfirst(lv), iscan, icol, opno, coll);
+	return pairs;
+}
+
+/*
  * An equality between outer key oe and inner key ie (Vars of the join's
  * children); opno takes the outer key first.
  */
 static List *
 consider(List *pairs, List *apprels, Join *join, Oid opno, Oid coll, Expr *oe, Expr *ie)
 {
-	Scan	   *oscan,
-			   *iscan;
-	Var		   *ovar,
-			   *ocol,
-			   *ivar,
+	Scan	   *iscan;
+	Var		   *ivar,
 			   *icol;
 
 	if (bf_join_find_scan(apprels, outerPlan(join), innerPlan(join), ie, false, &iscan, &ivar,
-						  &icol) &&
-		bf_join_find_scan(apprels, outerPlan(join), innerPlan(join), oe, true, &oscan, &ovar,
-						  &ocol))
-		pairs = add_pair(pairs, oscan, (Expr *) ovar, iscan, icol, opno, coll);
+						  &icol))
+		pairs = outer_pairs(pairs, apprels, outerPlan(join), innerPlan(join), oe, iscan, icol,
+							opno, coll);
 	return pairs;
 }
 
@@ -443,15 +460,10 @@ param_pairs(List *pairs, List *apprels, NestLoop *nl, bool as_params)
 		foreach(np, nl->nestParams)
 		{
 			NestLoopParam *nlp = lfirst(np);
-			Scan	   *oscan;
-			Var		   *ovar,
-					   *ocol;
 
-			if (nlp->paramno == prm->paramid &&
-				bf_join_find_scan(apprels, outerPlan(nl), NULL, (Expr *) nlp->paramval, true,
-								  &oscan, &ovar, &ocol))
-				pairs = add_pair(pairs, oscan, (Expr *) ovar, (Scan *) p, v,
-								 get_commutator(op->opno), op->inputcollid);
+			if (nlp->paramno == prm->paramid)
+				pairs = outer_pairs(pairs, apprels, outerPlan(nl), NULL, (Expr *) nlp->paramval,
+									(Scan *) p, v, get_commutator(op->opno), op->inputcollid);
 		}
 	}
 	return pairs;
@@ -663,9 +675,11 @@ runtime_filters(JoinRewrite *rw, HashJoin *join)
 		Expr	   *ikey = lfirst(lk);
 		Var		   *okey;
 		BfRuntimeKey *k;
-		Scan	   *oscan;
-		Var		   *ovar,
-				   *ocol;
+		List	   *scans,
+				   *vars;
+		Var		   *ocol;
+		ListCell   *ls,
+				   *lv;
 
 		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
 			continue;
@@ -673,18 +687,26 @@ runtime_filters(JoinRewrite *rw, HashJoin *join)
 		if (!IsA(okey, Var) || okey->varno != OUTER_VAR ||
 			!bf_join_key_ok(op->opno, op->inputcollid, exprType((Node *) okey), exprType((Node *) ikey)) ||
 			contain_volatile_functions((Node *) ikey) ||
-			!bf_join_find_scan(rw->stmt->appendRelations, outerPlan(join), innerPlan(join),
-							   (Expr *) okey, true, &oscan, &ovar, &ocol) ||
-			contain_volatile_functions((Node *) oscan->plan.targetlist) ||
-			(OidIsValid(rw->funcoid) && has_prefilter(rw, oscan, ovar)))
+			!bf_join_find_outer_scans(rw->stmt->appendRelations, outerPlan(join), innerPlan(join),
+									  (Expr *) okey, &scans, &vars, &ocol))
 			continue;
-		k = palloc(sizeof(BfRuntimeKey));
+		k = palloc0(sizeof(BfRuntimeKey));
 		k->clause = op;
 		k->inner_key = ikey;
-		k->scan = oscan;
-		k->var = ovar;
 		k->column = ocol;
-		keys = lappend(keys, k);
+		/* each scan that computes nothing volatile and has no pre-filter of it */
+		forboth(ls, scans, lv, vars)
+		{
+			Scan	   *oscan = lfirst(ls);
+
+			if (contain_volatile_functions((Node *) oscan->plan.targetlist) ||
+				(OidIsValid(rw->funcoid) && has_prefilter(rw, oscan, lfirst(lv))))
+				continue;
+			k->scans = lappend(k->scans, oscan);
+			k->vars = lappend(k->vars, lfirst(lv));
+		}
+		if (k->scans != NIL)
+			keys = lappend(keys, k);
 	}
 	if (keys != NIL &&
 		bf_join_runtime_consider(rw->stmt, join, keys, rw->runtime_funcoid, node_ids(rw),

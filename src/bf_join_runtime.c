@@ -623,17 +623,26 @@ bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid func
 	foreach(lc, keys)
 	{
 		BfRuntimeKey *k = lfirst(lc);
-		FuncExpr   *f;
+		ListCell   *ls,
+				   *lv;
 
 		if (!hashable(exprType(linitial(k->clause->args))) ||
 			!hashable(exprType((Node *) k->inner_key)))
 			continue;
-		f = makeFuncExpr(funcoid, BOOLOID,
-						 list_make2(makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-											  Int32GetDatum(*next_filter_id), false, true),
-									copyObject(k->var)),
-						 InvalidOid, k->clause->inputcollid, COERCE_EXPLICIT_CALL);
-		k->scan->plan.qual = lappend(k->scan->plan.qual, f);
+		/* every scan of the key (each partition's) tests the one filter */
+		forboth(ls, k->scans, lv, k->vars)
+		{
+			Scan	   *scan = lfirst(ls);
+
+			scan->plan.qual =
+				lappend(scan->plan.qual,
+						makeFuncExpr(funcoid, BOOLOID,
+									 list_make2(makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+														  Int32GetDatum(*next_filter_id), false,
+														  true),
+												copyObject(lfirst(lv))),
+									 InvalidOid, k->clause->inputcollid, COERCE_EXPLICIT_CALL));
+		}
 		ids = lappend_int(ids, (*next_filter_id)++);
 		stricts = lappend_int(stricts, op_strict(k->clause->opno));
 		colls = lappend_oid(colls, k->clause->inputcollid);

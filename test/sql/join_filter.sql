@@ -177,6 +177,22 @@ FROM (SELECT g, bf_join_prefilter('jf_copy_kt_bf', ROW(g, 't' || g)) AS f,
 			 bf_index_contains('jf_copy_kt_bf', ROW(g, 't' || g)) AS c
 	  FROM generate_series(1, 80000) g) s;
 COMMIT;
+-- the scans of a partitioned outer table: a call site each, one copy of
+-- the index for the query, every key that joins found
+CREATE TABLE jf_copy_out (k int) PARTITION BY RANGE (k);
+CREATE TABLE jf_copy_out_1 PARTITION OF jf_copy_out FOR VALUES FROM (MINVALUE) TO (40000);
+CREATE TABLE jf_copy_out_2 PARTITION OF jf_copy_out FOR VALUES FROM (40000) TO (MAXVALUE);
+INSERT INTO jf_copy_out SELECT g FROM generate_series(1, 80000) g;
+ANALYZE jf_copy, jf_copy_out;
+SET enable_partitionwise_join = off;
+SELECT test_explain('SELECT count(*) FROM jf_copy_out o WHERE EXISTS (SELECT 1 FROM jf_copy c WHERE c.k = o.k)',
+					'(Seq Scan on jf_copy_out|Filter)');
+SELECT count(*) AS joined FROM jf_copy_out o WHERE EXISTS (SELECT 1 FROM jf_copy c WHERE c.k = o.k);
+SET bloomfilter.join_filter = off;
+SELECT count(*) AS joined_without FROM jf_copy_out o WHERE EXISTS (SELECT 1 FROM jf_copy c WHERE c.k = o.k);
+SET bloomfilter.join_filter = on;
+RESET enable_partitionwise_join;
+DROP TABLE jf_copy_out;
 
 -- a partitioned inner table: its partitioned bloomfilter index (one index
 -- per partition) answers for the keys of the Append of its partitions'
@@ -404,8 +420,21 @@ ANALYZE rt_mem, rt_many;
 SET work_mem = '64MB';
 EXPLAIN (COSTS OFF) SELECT count(*) FROM rt_many o JOIN rt_mem i ON i.k = o.k;
 SELECT test_explain('SELECT count(*) FROM rt_many o JOIN rt_mem i ON i.k = o.k', 'Runtime Filter');
+-- a partitioned outer side: every partition's scan tests the one filter
+CREATE TABLE rt_parts (k int) PARTITION BY RANGE (k);
+CREATE TABLE rt_parts_1 PARTITION OF rt_parts FOR VALUES FROM (MINVALUE) TO (60000);
+CREATE TABLE rt_parts_2 PARTITION OF rt_parts FOR VALUES FROM (60000) TO (MAXVALUE);
+INSERT INTO rt_parts SELECT g FROM generate_series(1, 120000) g;
+ANALYZE rt_parts;
+SET bloomfilter.runtime_join_filter = on;
+SELECT test_explain('SELECT count(*) FROM rt_parts o JOIN rt_mem i ON i.k = o.k',
+					'(Seq Scan on rt_parts|Filter|Runtime Filter)');
+SELECT count(*) AS joined FROM rt_parts o JOIN rt_mem i ON i.k = o.k;
+SET bloomfilter.runtime_join_filter = off;
+SELECT count(*) AS joined_without FROM rt_parts o JOIN rt_mem i ON i.k = o.k;
+SET bloomfilter.runtime_join_filter = auto;
 RESET work_mem;
-DROP TABLE rt_mem, rt_many;
+DROP TABLE rt_mem, rt_many, rt_parts;
 RESET enable_mergejoin;
 RESET enable_nestloop;
 RESET bloomfilter.runtime_join_filter;
