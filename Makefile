@@ -28,7 +28,7 @@ OBJS_INDEX = src/bf_index_am.o src/bf_index_meta.o src/bf_index_layers.o \
 	src/bf_index_access.o src/bf_index_lookup.o src/bf_index_funcs.o src/bf_index_changes.o \
 	src/bf_index_dist.o src/bf_index_dist_shards.o src/bf_index_dist_info.o \
 	src/bf_index_dist_filter.o src/bf_join_keys.o src/bf_join_plan.o src/bf_join_filter.o \
-	src/bf_join_runtime.o
+	src/bf_join_runtime.o src/bf_join_query.o
 
 # tracked filters: registry, management, lookups, the sync trigger, DDL
 # upkeep; and bf_sync_into, the trigger helper for users' own tables

@@ -342,6 +342,16 @@ extern bool bf_join_pays(Join *join, bool always, double in_memory_bytes);
  */
 #define BF_JOIN_PROBE	10000
 extern bool bf_join_runtime_enabled(void);
+
+/* bf_join_query.c: what join filters keep for one execution of a query */
+typedef enum BfQueryKind
+{
+	BF_QUERY_RUNTIME_FILTER,	/* key: the filter's number in the plan */
+	BF_QUERY_INDEX_COPY			/* key: the index's OID */
+} BfQueryKind;
+extern void bf_query_put(MemoryContext cxt, BfQueryKind kind, uint32 key, void *value);
+extern void *bf_query_get(MemoryContext cxt, BfQueryKind kind, uint32 key);
+
 /* bf_join_keys.c: the keys of a join in a finished plan */
 extern Expr *bf_join_strip(Expr *e);
 extern Var *bf_join_index_column(IndexOnlyScan *ios, Var *v);

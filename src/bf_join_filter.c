@@ -112,35 +112,6 @@ usable(Oid indexoid, Oid userid)
 }
 
 /*
- * The copies made in the running queries, one per index and query: the
- * scans of a query's partitions each have a call site of their own, and
- * would otherwise each copy the same index.  Found by the query's memory
- * context (the call sites' FmgrInfos live there, and every scan of one
- * execution sees its snapshot) and unregistered when that context goes.
- */
-typedef struct CopyEntry
-{
-	MemoryContext cxt;
-	Oid			indexoid;
-	BfIndexCopy *copy;
-	struct CopyEntry *next;
-	MemoryContextCallback gone;
-} CopyEntry;
-
-static CopyEntry *copies = NULL;
-
-static void
-forget_copy(void *arg)
-{
-	CopyEntry **p = &copies;
-
-	while (*p != NULL && *p != (CopyEntry *) arg)
-		p = &(*p)->next;
-	if (*p != NULL)
-		*p = (*p)->next;
-}
-
-/*
  * Use the query's copy of the index, or make it if that costs no more
  * than this call site's lookups so far did; else try again when twice as
  * many keys were tested, or never (too large, or an index that cannot be
@@ -149,32 +120,19 @@ forget_copy(void *arg)
 static void
 try_copy(JoinFilterState *st, Oid indexoid, MemoryContext mcxt)
 {
-	CopyEntry  *e;
 	Size		bytes;
 
-	for (e = copies; e != NULL; e = e->next)
-		if (e->cxt == mcxt && e->indexoid == indexoid)
-		{
-			st->copy = e->copy;
-			return;
-		}
+	/* one copy per index and query: a partition's scan uses another's */
+	st->copy = bf_query_get(mcxt, BF_QUERY_INDEX_COPY, indexoid);
+	if (st->copy != NULL)
+		return;
 	st->copy = bf_index_copy(&st->lk, indexoid,
 							 Min(COPY_MAX_BYTES, st->tested * COPY_BYTES_PER_KEY), mcxt,
 							 "bf_join_prefilter", &bytes);
-	if (st->copy == NULL)
-	{
+	if (st->copy != NULL)
+		bf_query_put(mcxt, BF_QUERY_INDEX_COPY, indexoid, st->copy);
+	else
 		st->copy_at = (bytes > 0 && bytes <= COPY_MAX_BYTES) ? st->copy_at * 2 : 0;
-		return;
-	}
-	e = MemoryContextAllocZero(mcxt, sizeof(CopyEntry));
-	e->cxt = mcxt;
-	e->indexoid = indexoid;
-	e->copy = st->copy;
-	e->next = copies;
-	e->gone.func = forget_copy;
-	e->gone.arg = e;
-	MemoryContextRegisterResetCallback(mcxt, &e->gone);
-	copies = e;
 }
 
 PG_FUNCTION_INFO_V1(bf_join_prefilter);

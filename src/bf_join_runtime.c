@@ -16,8 +16,8 @@
  * its state.  The outer scan gets the qual bf_runtime_filter(n, key), n
  * the filter's number in the plan; the build node registers its filter
  * under that number and the executor's per-query memory context when the
- * executor starts it, and the qual finds it there (its own FmgrInfo lives
- * in that context): each execution (a cursor, a nested execution of a
+ * executor starts it (bf_join_query.c), and the qual finds it there (its
+ * own FmgrInfo lives in that context): each execution (a cursor, a nested execution of a
  * cached plan, a parallel worker) has its own context, so its own
  * filters, and where none was registered (a worker running the outer scan
  * without the join, or SQL calling the function) the qual passes every
@@ -242,60 +242,6 @@ test_key(const RuntimeFilter *rf, uint64 h)
 	return false;
 }
 
-/* ---- the filters of the running queries ---- */
-
-/*
- * A filter registered by a build node: found by the query's memory
- * context (the qual's FmgrInfo's) and its number, and unregistered when
- * that context goes
- */
-typedef struct RuntimeEntry
-{
-	MemoryContext cxt;
-	int			id;
-	RuntimeFilter *rf;
-	struct RuntimeEntry *next;
-	MemoryContextCallback gone;
-} RuntimeEntry;
-
-static RuntimeEntry *runtime_entries = NULL;
-
-static void
-unregister_filter(void *arg)
-{
-	RuntimeEntry **p = &runtime_entries;
-
-	while (*p != NULL && *p != (RuntimeEntry *) arg)
-		p = &(*p)->next;
-	if (*p != NULL)
-		*p = (*p)->next;
-}
-
-/* register rf under its number and cxt, the executor's query context */
-static void
-register_filter(MemoryContext cxt, RuntimeFilter *rf)
-{
-	RuntimeEntry *e = MemoryContextAllocZero(cxt, sizeof(RuntimeEntry));
-
-	e->cxt = cxt;
-	e->id = rf->id;
-	e->rf = rf;
-	e->next = runtime_entries;
-	e->gone.func = unregister_filter;
-	e->gone.arg = e;
-	MemoryContextRegisterResetCallback(cxt, &e->gone);
-	runtime_entries = e;
-}
-
-static RuntimeFilter *
-registered_filter(MemoryContext cxt, int id)
-{
-	for (RuntimeEntry *e = runtime_entries; e != NULL; e = e->next)
-		if (e->cxt == cxt && e->id == id)
-			return e->rf;
-	return NULL;
-}
-
 /* ---- the qual ---- */
 
 PG_FUNCTION_INFO_V1(bf_runtime_filter);
@@ -324,7 +270,8 @@ bf_runtime_filter(PG_FUNCTION_ARGS)
 	{
 		call = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(RuntimeCall));
 		call->rf = PG_ARGISNULL(0) ? NULL :
-			registered_filter(fcinfo->flinfo->fn_mcxt, PG_GETARG_INT32(0));
+			bf_query_get(fcinfo->flinfo->fn_mcxt, BF_QUERY_RUNTIME_FILTER,
+						 (uint32) PG_GETARG_INT32(0));
 		if (call->rf != NULL)
 			bf_typeinfo_init(&call->ti, get_fn_expr_argtype(fcinfo->flinfo, 1),
 							 PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
@@ -403,7 +350,7 @@ build_begin(CustomScanState *node, EState *estate, int eflags)
 		rf->first_capacity = Max(cscan->scan.plan.plan_rows, RUNTIME_MIN_KEYS);
 		reset_filter(rf);
 		/* the scan's qual finds it here */
-		register_filter(estate->es_query_cxt, rf);
+		bf_query_put(estate->es_query_cxt, BF_QUERY_RUNTIME_FILTER, (uint32) rf->id, rf);
 		bs->filters[i++] = rf;
 	}
 }
