@@ -6,7 +6,8 @@
  *	  down from the join through the nodes that only pass rows on or drop
  *	  them (on the outer side, only those where dropping a row early
  *	  changes nothing), through the Append of a partitioned table's scans
- *	  on the inner side; and which equalities a filter may answer for.
+ *	  on the inner side, and on the outer side to each branch's scan of an
+ *	  Append or MergeAppend; and which equalities a filter may answer for.
  *
  *-------------------------------------------------------------------------
  */

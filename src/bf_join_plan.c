@@ -23,11 +23,13 @@
  * When it is safe.  Only where an outer row without a partner is dropped
  * by the join: inner and semi joins, and right joins (whose outer side is
  * the nullable one); never left, full or anti joins.  An anti join by
- * nested loop gets the filter on its inner side instead (gate_inner_scan).  The key must reach
- * the join unchanged from a scan: through sorts, materializations, gathers
- * and inner or semi joins, never through a limit, an aggregate or a window
- * (filtering below those would change which rows they pick or count), and
- * not into a scan whose output calls volatile functions.  On the inner side
+ * nested loop gets the filter on its inner side instead
+ * (gate_inner_scan).  The key must reach the join unchanged from a scan:
+ * through sorts, materializations, gathers and inner or semi joins, never
+ * through a limit, an aggregate or a window (filtering below those would
+ * change which rows they pick or count), and not into a scan whose output
+ * calls volatile functions; through an Append or MergeAppend (an outer
+ * partitioned table), each branch's scan gets the filter.  On the inner side
  * the key must be a column of a plain table with a complete bloomfilter
  * index on it, seen through any node that only passes rows on or drops
  * them: then every inner key is a key of the index.  A partitioned table
