@@ -192,6 +192,9 @@ extern uint64 bf_spi_ids(const char *sql, int nargs, Oid *types, Datum *values,
 extern void bf_registry_mark_stale(BfSpiContext *cx, int64 id, const char *why);
 extern void bf_registry_delete(BfSpiContext *cx, int64 id);
 extern bool bf_registry_lock(BfSpiContext *cx, int64 id, RegRow *now);
+extern void bf_registry_relock(BfSpiContext *cx, const RegRow *r, RegRow *now);
+extern char *bf_registry_pending_table(const BfExt *ext);
+extern void bf_registry_clear_log(BfSpiContext *cx, int64 id);
 extern void bf_registry_lock_col(BfSpiContext *cx, Oid relid, Datum colname, RegRow *r);
 extern void bf_registry_write_header(BfSpiContext *cx, const RegRow *r);
 extern void bf_registry_set_value(BfSpiContext *cx, int64 id, struct varlena *vl,
@@ -231,6 +234,7 @@ extern struct varlena *bf_chunks_empty(const RegRow *r);
 extern void bf_chunks_delete(const BfExt *ext, int64 id);
 extern void bf_chunks_replace(const BfExt *ext, int64 id, const struct varlena *vl,
 							  int32 chunk_bytes);
+extern void bf_chunks_replaced(const RegRow *r);
 extern void bf_chunks_add(const BfExt *ext, const RegRow *r, uint64 *hashes,
 						  int n, bool force);
 extern void bf_chunks_or(const BfExt *ext, const RegRow *r, const struct varlena *src);

@@ -278,12 +278,16 @@ update_chunk(ChunkWriter *w, int32 c, const ChunkChange *ch, HeapTuple tup,
 	return res;
 }
 
-static void
-replaced_during_write(const RegRow *r)
+/*
+ * The error of a writer whose filter r was untracked or replaced (by a
+ * TRUNCATE, a rebuild, DDL) since it read it
+ */
+void
+bf_chunks_replaced(const RegRow *r)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-			 errmsg("the filter of column \"%s\" was replaced during the write",
+			 errmsg("the filter of column \"%s\" was untracked or replaced during the write",
 					NameStr(r->col)),
 			 errhint("Retry the transaction.")));
 }
@@ -313,7 +317,7 @@ merge_chunk(ChunkWriter *w, int32 c, const ChunkChange *ch, bool force,
 		if (res == TM_Ok)
 			return;
 		if (res != TM_Updated)
-			replaced_during_write(ch->r);
+			bf_chunks_replaced(ch->r);
 		CHECK_FOR_INTERRUPTS();
 	}
 }
@@ -439,7 +443,7 @@ bf_chunks_add(const BfExt *ext, const RegRow *r, uint64 *hashes, int n, bool for
 				bf_bad_chunk(r, c);
 			res = update_chunk(&w, c, &ch, tup, force, cid);
 			if (res != TM_Ok && res != TM_Updated)
-				replaced_during_write(r);
+				bf_chunks_replaced(r);
 		}
 		/* one chunk; or one another writer updated since the scan began */
 		if (res != TM_Ok)

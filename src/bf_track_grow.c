@@ -66,16 +66,6 @@ whole_count(const RegRow *r, const struct varlena *whole)
 					   (uint64) PG_INT64_MAX);
 }
 
-static void
-replaced(const RegRow *r)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-			 errmsg("the filter of column \"%s\" was untracked or replaced during the write",
-					NameStr(r->col)),
-			 errhint("Retry the transaction.")));
-}
-
 /*
  * Store after, the whole value of r (locked by the caller) once keys were
  * added to before, the whole value they were added to: the bits that
@@ -128,9 +118,9 @@ add_locked(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti, const uint64 *hashes, in
 	struct varlena *after;
 	BfGrowAdder a;
 
-	if (!bf_registry_lock(cx, r->id, &now) || now.chunk_bytes != r->chunk_bytes ||
-		!now.growing)
-		replaced(r);
+	bf_registry_relock(cx, r, &now);
+	if (!now.growing)
+		bf_chunks_replaced(r);
 	*r = now;
 	before = bf_chunks_assemble_latest(cx->ext, r);
 	after = bf_detoast_copy(PointerGetDatum(before)).vl;
@@ -185,7 +175,8 @@ older_layers(const BfExt *ext, const RegRow *r, const struct varlena *whole)
 	SET_VARSIZE(copy, VARHDRSZ + len);
 	memcpy(VARDATA(copy), VARDATA_ANY(whole), len);
 	/* a growing value of the first L - 1 layers */
-	bloom_store_u16((uint8 *) VARDATA(copy) + 6, (uint16) (r->nlayers - 1));
+	bloom_store_u16((uint8 *) VARDATA(copy) + BLOOM_GROW_NLAYERS_OFFSET,
+					(uint16) (r->nlayers - 1));
 	older.id = r->id;
 	older.written = r->written;
 	older.nlayers = r->nlayers;

@@ -51,12 +51,6 @@ replaced_during_rebuild(const RegRow *r)
 			 errhint("Call bf_rebuild again.")));
 }
 
-static char *
-pending_table(const BfExt *ext)
-{
-	return psprintf("%s.bf_registry_pending", ext->nspname);
-}
-
 /*
  * A writing statement of the chunked filter r, with the hashes of its
  * keys: if a rebuild of r into another shape runs, log them for it.
@@ -78,7 +72,8 @@ bf_rebuild_note_writes(Oid fn_oid, const RegRow *r, const uint64 *hashes, int n)
 	bf_spi_begin(&cx, fn_oid, true);
 	values[0] = Int64GetDatum(r->id);
 	values[1] = PointerGetDatum(b);
-	bf_spi_exec(psprintf("INSERT INTO %s (id, hashes) VALUES ($1, $2)", pending_table(cx.ext)),
+	bf_spi_exec(psprintf("INSERT INTO %s (id, hashes) VALUES ($1, $2)",
+						 bf_registry_pending_table(cx.ext)),
 				2, types, values, SPI_OK_INSERT);
 	bf_spi_end(&cx);
 }
@@ -211,7 +206,8 @@ add_logged(BfSpiContext *cx, int64 id, BfFilter *f, BfTypeInfo *ti)
 	BfAdder		adder;
 
 	values[0] = Int64GetDatum(id);
-	bf_spi_exec(psprintf("SELECT hashes FROM %s WHERE id = $1", pending_table(cx->ext)),
+	bf_spi_exec(psprintf("SELECT hashes FROM %s WHERE id = $1",
+						 bf_registry_pending_table(cx->ext)),
 				1, types, values, SPI_OK_SELECT);
 	bf_adder_init(&adder, f, ti);
 	for (uint64 i = 0; i < SPI_processed; i++)
@@ -248,8 +244,8 @@ bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid, Datum col
 	ListCell   *lc;
 	BfFilter	f;
 	RegRow		r;
-	Oid			types[3] = {INT8OID, INT8OID, FLOAT8OID};
-	Datum		values[3];
+	Oid			types[1] = {INT8OID};
+	Datum		values[1];
 	AttrNumber	attnum = get_attnum(relid, col);
 	Oid			typid;
 	int32		typmod;
@@ -282,8 +278,7 @@ bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid, Datum col
 		lockers = lappend(lockers, tag);
 	}
 	WaitForLockersMultiple(lockers, ShareLock, false);
-	bf_spi_exec(psprintf("DELETE FROM %s WHERE id = $1", pending_table(cx->ext)),
-				1, types, values, SPI_OK_DELETE);
+	bf_registry_clear_log(cx, before->id);
 
 	/* READ COMMITTED: the read's snapshot is taken now, after the lock */
 	f = bf_new_tracked_filter(capacity, fpr, growing, before->hdr.seed);
@@ -297,8 +292,6 @@ bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid, Datum col
 		replaced_during_rebuild(&r);
 	adopt_family(&f, &r.hdr);
 	add_logged(cx, r.id, &f, &ti);
-	values[0] = Int64GetDatum(r.id);
-	bf_spi_exec(psprintf("DELETE FROM %s WHERE id = $1", pending_table(cx->ext)),
-				1, types, values, SPI_OK_DELETE);
+	bf_registry_clear_log(cx, r.id);
 	bf_registry_set_rebuilt(cx, r.id, f.vl, capacity, fpr);
 }

@@ -222,6 +222,18 @@ bf_registry_lock(BfSpiContext *cx, int64 id, RegRow *now)
 	return found;
 }
 
+/*
+ * Lock the registry row of r, a filter a writer read before, into now:
+ * bf_chunks_replaced() if the row is gone or holds another filter (of
+ * another chunk size) by now
+ */
+void
+bf_registry_relock(BfSpiContext *cx, const RegRow *r, RegRow *now)
+{
+	if (!bf_registry_lock(cx, r->id, now) || now->chunk_bytes != r->chunk_bytes)
+		bf_chunks_replaced(r);
+}
+
 /* the registry row of (relid, col), locked FOR UPDATE, or bf_not_tracked() */
 void
 bf_registry_lock_col(BfSpiContext *cx, Oid relid, Datum colname, RegRow *r)
@@ -522,6 +534,24 @@ bf_registry_mark_stale(BfSpiContext *cx, int64 id, const char *why)
 	bf_registry_changed(cx->ext);
 }
 
+/* the table where writers log their keys for an online rebuild */
+char *
+bf_registry_pending_table(const BfExt *ext)
+{
+	return psprintf("%s.bf_registry_pending", ext->nspname);
+}
+
+/* forget the keys writers logged for a rebuild of registry row id */
+void
+bf_registry_clear_log(BfSpiContext *cx, int64 id)
+{
+	Oid			types[1] = {INT8OID};
+	Datum		values[1] = {Int64GetDatum(id)};
+
+	bf_spi_exec(psprintf("DELETE FROM %s WHERE id = $1", bf_registry_pending_table(cx->ext)),
+				1, types, values, SPI_OK_DELETE);
+}
+
 void
 bf_registry_delete(BfSpiContext *cx, int64 id)
 {
@@ -537,9 +567,7 @@ bf_registry_delete(BfSpiContext *cx, int64 id)
 	{
 		bf_chunks_delete(cx->ext, id);
 		/* the keys logged for a rebuild that failed, if any */
-		bf_spi_exec(psprintf("DELETE FROM %s.bf_registry_pending WHERE id = $1",
-							 cx->ext->nspname),
-					1, types, values, SPI_OK_DELETE);
+		bf_registry_clear_log(cx, id);
 	}
 	bf_registry_changed(cx->ext);
 }

@@ -151,12 +151,7 @@ set_chunked_family(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r,
 	uint8		scratch[BLOOM_HEADER_SIZE];
 
 	bf_spi_begin(cx, fcinfo->flinfo->fn_oid, true);
-	if (!bf_registry_lock(cx, r->id, &now) || now.chunk_bytes != r->chunk_bytes)
-		ereport(ERROR,
-				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-				 errmsg("the filter of column \"%s\" was untracked or replaced during the write",
-						NameStr(r->col)),
-				 errhint("Retry the transaction.")));
+	bf_registry_relock(cx, r, &now);
 	if (now.hdr.family == BF_FAMILY_NONE)
 	{
 		bf_transition_begin(scan, ts, desc);

@@ -97,7 +97,7 @@ stats_row(FunctionCallInfo fcinfo, BfFilter f)
 		values[0] = Float8GetDatum(sum.cardinality);
 		values[1] = Float8GetDatum((double) sum.bits_set / (double) sum.nbits);
 		values[2] = Float8GetDatum(sum.fpr);
-		layers = bloom_load_u16(BF_PAYLOAD(f.vl) + 6);
+		layers = bloom_load_u16(BF_PAYLOAD(f.vl) + BLOOM_GROW_NLAYERS_OFFSET);
 	}
 	else
 	{

@@ -119,7 +119,7 @@ read_layered(const uint8_t *buf, size_t len, BloomGrowHeader *gh,
 	if (frame && gh->is_union)
 		return BLOOM_GROW_ERR_MAGIC;
 	gh->version = bloom_load_u16(buf + 4);
-	gh->nlayers = bloom_load_u16(buf + 6);
+	gh->nlayers = bloom_load_u16(buf + BLOOM_GROW_NLAYERS_OFFSET);
 	gh->growth = bloom_load_u32(buf + 8);
 	gh->capacity = (int64_t) bloom_load_u64(buf + 16);
 	bits = bloom_load_u64(buf + 24);
@@ -230,7 +230,7 @@ bloom_grow_header_write(uint8_t *buf, const BloomGrowHeader *gh)
 	memset(buf, 0, BLOOM_GROW_HEADER_SIZE);
 	memcpy(buf, gh->is_union ? BLOOM_UNION_MAGIC : BLOOM_GROW_MAGIC, 4);
 	bloom_store_u16(buf + 4, gh->version);
-	bloom_store_u16(buf + 6, gh->nlayers);
+	bloom_store_u16(buf + BLOOM_GROW_NLAYERS_OFFSET, gh->nlayers);
 	bloom_store_u32(buf + 8, gh->growth);
 	bloom_store_u64(buf + 16, (uint64_t) gh->capacity);
 	memcpy(&bits, &gh->fpr, sizeof(double));
@@ -280,7 +280,7 @@ bloom_grow_append(uint8_t *buf, BloomGrowHeader *gh, uint64_t nblocks, int nhash
 	gh->newest = h;
 	gh->newest_offset = off;
 	gh->total_blocks += nblocks;
-	bloom_store_u16(buf + 6, gh->nlayers);
+	bloom_store_u16(buf + BLOOM_GROW_NLAYERS_OFFSET, gh->nlayers);
 }
 
 size_t
@@ -303,7 +303,7 @@ bloom_grow_next_layer(const uint8_t *buf, const BloomGrowHeader *gh,
 static int
 layer_blocks(const uint8_t *buf, uint64_t h, const uint8_t **block, int *k)
 {
-	int			n = bloom_load_u16(buf + 6);
+	int			n = bloom_load_u16(buf + BLOOM_GROW_NLAYERS_OFFSET);
 	size_t		off = BLOOM_GROW_HEADER_SIZE;
 
 	for (int i = 0; i < n; i++)

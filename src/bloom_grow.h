@@ -29,6 +29,8 @@
 #define BLOOM_UNION_MAGIC		"BLMU"
 #define BLOOM_GROW_VERSION		1
 #define BLOOM_GROW_HEADER_SIZE	64
+/* where the header keeps its layer count (uint16, little-endian) */
+#define BLOOM_GROW_NLAYERS_OFFSET	6
 #define BLOOM_GROW_MAX_LAYERS	64
 #define BLOOM_GROW_MIN_GROWTH	2
 #define BLOOM_GROW_MAX_GROWTH	16
