@@ -337,10 +337,26 @@ extern const struct config_enum_entry bf_join_filter_options[];
 extern bool bf_join_pays(Join *join, bool always, double in_memory_bytes);
 
 /*
- * keys a join pre-filter tests before it judges whether it pays: it
- * switches itself off if it dropped less than a tenth of them
+ * keys a join filter tests before it judges whether it pays: it switches
+ * itself off if it dropped less than a tenth of them
  */
 #define BF_JOIN_PROBE	10000
+
+/* the keys a join filter tested, and dropped, for that judgement */
+typedef struct BfJoinProbe
+{
+	uint64		tested;
+	uint64		dropped;
+} BfJoinProbe;
+
+/* count a key tested; true when the filter should now switch itself off */
+static inline bool
+bf_join_probe(BfJoinProbe *p, bool found)
+{
+	p->tested++;
+	p->dropped += !found;
+	return p->tested == BF_JOIN_PROBE && p->dropped < BF_JOIN_PROBE / 10;
+}
 extern bool bf_join_runtime_enabled(void);
 
 /* bf_join_query.c: what join filters keep for one execution of a query */

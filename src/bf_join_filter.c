@@ -49,8 +49,7 @@ typedef struct JoinFilterState
 	Oid			checked_user;	/* checked_index found usable for this user */
 	Oid			checked_index;
 	bool		off;			/* pass every key */
-	uint64		tested;
-	uint64		dropped;
+	BfJoinProbe probe;
 } JoinFilterState;
 
 /*
@@ -127,7 +126,7 @@ try_copy(JoinFilterState *st, Oid indexoid, MemoryContext mcxt)
 	if (st->copy != NULL)
 		return;
 	st->copy = bf_index_copy(&st->lk, indexoid,
-							 Min(COPY_MAX_BYTES, st->tested * COPY_BYTES_PER_KEY), mcxt,
+							 Min(COPY_MAX_BYTES, st->probe.tested * COPY_BYTES_PER_KEY), mcxt,
 							 "bf_join_prefilter", &bytes);
 	if (st->copy != NULL)
 		bf_query_put(mcxt, BF_QUERY_INDEX_COPY, indexoid, st->copy);
@@ -177,11 +176,9 @@ bf_join_prefilter(PG_FUNCTION_ARGS)
 	else
 		found = bf_index_might_contain_cached(&st->lk, indexoid, &st->ti, PG_GETARG_DATUM(1),
 											  mcxt, "bf_join_prefilter");
-	st->tested++;
-	st->dropped += !found;
-	if (st->tested == BF_JOIN_PROBE && st->dropped < BF_JOIN_PROBE / 10)
+	if (bf_join_probe(&st->probe, found))
 		st->off = true;
-	else if (st->tested == st->copy_at)
+	else if (st->probe.tested == st->copy_at)
 		try_copy(st, indexoid, mcxt);
 	PG_RETURN_BOOL(found);
 }

@@ -151,6 +151,14 @@ pair_of(List *pairs, AttrNumber attnum)
 	return NULL;
 }
 
+/* is rte a plain or partitioned table, the inner tables a filter answers for? */
+static bool
+table_rte(const RangeTblEntry *rte)
+{
+	return rte->rtekind == RTE_RELATION &&
+		(rte->relkind == RELKIND_RELATION || rte->relkind == RELKIND_PARTITIONED_TABLE);
+}
+
 /*
  * The complete bloomfilter index of the inner scan's plain table whose key
  * columns all have an equality in pairs (all of one outer scan and one
@@ -170,9 +178,7 @@ inner_index(PlannedStmt *stmt, List *pairs, List **keys)
 	Oid			found = InvalidOid;
 	int			best = 0;
 
-	if (rte->rtekind != RTE_RELATION ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_PARTITIONED_TABLE) ||
-		check_enable_rls(rte->relid, InvalidOid, true) != RLS_NONE)
+	if (!table_rte(rte) || check_enable_rls(rte->relid, InvalidOid, true) != RLS_NONE)
 		return InvalidOid;
 	/* an inheritance parent's index holds its own rows only, not its children's */
 	foreach(la, stmt->appendRelations)
@@ -233,8 +239,7 @@ inner_tracked(JoinRewrite *rw, List *pairs)
 	const BfExt *ext;
 	ListCell   *lc;
 
-	if (!OidIsValid(rw->tracked_funcoid) || rte->rtekind != RTE_RELATION ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_PARTITIONED_TABLE) ||
+	if (!OidIsValid(rw->tracked_funcoid) || !table_rte(rte) ||
 		(ext = bf_ext(rw->tracked_funcoid, true)) == NULL)
 		return NULL;
 	foreach(lc, pairs)

@@ -17,9 +17,9 @@
  * the filter's number in the plan; the build node registers its filter
  * under that number and the executor's per-query memory context when the
  * executor starts it (bf_join_query.c), and the qual finds it there (its
- * own FmgrInfo lives in that context): each execution (a cursor, a nested execution of a
- * cached plan, a parallel worker) has its own context, so its own
- * filters, and where none was registered (a worker running the outer scan
+ * own FmgrInfo lives in that context): each execution (a cursor, a nested
+ * execution of a cached plan, a parallel worker) has its own context, so
+ * its own filters, and where none was registered (a worker running the outer scan
  * without the join, or SQL calling the function) the qual passes every
  * row.  A number, not a PARAM_EXEC parameter: EXPLAIN could not show a
  * parameter that only a custom node sets (PostgreSQL 16 on asserts there
@@ -47,7 +47,7 @@
  * times larger is added (tests probe every layer), up to
  * RUNTIME_MAX_LAYERS layers or RUNTIME_MAX_BYTES, after which the filter
  * is dropped (passes every row).  A filter that removed less than a tenth
- * of its first RUNTIME_PROBE tested keys switches itself off, as
+ * of its first BF_JOIN_PROBE tested keys switches itself off, as
  * bf_join_prefilter does.
  *
  * bloomfilter.runtime_join_filter: off, on (wherever safe) or auto: a
@@ -91,8 +91,6 @@
  * probe leaves the CPU's caches; measured, docs/PERFORMANCE.md)
  */
 #define AUTO_MIN_HASH_BYTES	(1024.0 * 1024.0)
-/* keys tested before the filter judges whether it pays */
-#define RUNTIME_PROBE		10000
 #define RUNTIME_SEED		INT64CONST(0x5EED0F10)
 #define RUNTIME_MAGIC		0x42465254	/* "BFRT" */
 
@@ -138,8 +136,7 @@ typedef struct RuntimeFilter
 	bool		dropped;		/* too many keys */
 	bool		off;			/* dropped too little */
 	uint64		keys;			/* inner keys hashed */
-	uint64		probe_tested;	/* since the last build, for off */
-	uint64		probe_removed;
+	BfJoinProbe probe;			/* since the last build, for off */
 	uint64		tested;			/* in all, for EXPLAIN ANALYZE */
 	uint64		removed;
 } RuntimeFilter;
@@ -208,8 +205,8 @@ reset_filter(RuntimeFilter *rf)
 	rf->complete = false;
 	rf->dropped = !add_layer(rf, rf->first_capacity);
 	rf->off = false;
-	rf->probe_tested = 0;
-	rf->probe_removed = 0;
+	rf->probe.tested = 0;
+	rf->probe.dropped = 0;
 }
 
 static void
@@ -287,9 +284,7 @@ bf_runtime_filter(PG_FUNCTION_ARGS)
 		found = test_key(rf, bf_hash_datum(&call->ti, PG_GETARG_DATUM(1), RUNTIME_SEED));
 	rf->tested++;
 	rf->removed += !found;
-	rf->probe_tested++;
-	rf->probe_removed += !found;
-	if (rf->probe_tested == RUNTIME_PROBE && rf->probe_removed < RUNTIME_PROBE / 10)
+	if (bf_join_probe(&rf->probe, found))
 		rf->off = true;
 	PG_RETURN_BOOL(found);
 }

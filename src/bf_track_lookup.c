@@ -384,8 +384,7 @@ typedef struct LookupCall
 	/* as a join pre-filter: the user found able to use it, and its counts */
 	Oid			join_user;
 	bool		join_off;
-	uint64		join_tested;
-	uint64		join_dropped;
+	BfJoinProbe join_probe;
 } LookupCall;
 
 /* give back the filter held for the row (also when fn_mcxt goes away) */
@@ -713,9 +712,7 @@ bf_join_tracked_prefilter(PG_FUNCTION_ARGS)
 		c->join_user = GetUserId();
 	}
 	found = DatumGetBool(might_contain(fcinfo, c));
-	c->join_tested++;
-	c->join_dropped += !found;
-	if (c->join_tested == BF_JOIN_PROBE && c->join_dropped < BF_JOIN_PROBE / 10)
+	if (bf_join_probe(&c->join_probe, found))
 		c->join_off = true;
 	PG_RETURN_BOOL(found);
 }
