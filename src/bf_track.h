@@ -132,7 +132,8 @@ typedef struct RegRow
 	BfChunkLayer *layers;
 	uint64		written;		/* full xid of the header's last writer */
 	const char *malformed;		/* what is wrong with the header, or NULL */
-	bool		rebuilding;		/* an online rebuild into another shape runs */
+	bool		rebuilding;		/* an online rebuild runs: writers log their keys */
+	bool		mine;			/* this row version was written by this transaction */
 } RegRow;
 
 /*
@@ -206,8 +207,6 @@ extern char *bf_qualified_rel(Oid relid);
 
 /* bf_track_changes.c: a tracked filter's changes, per chunk of its value */
 extern bool *bf_track_touched(Size value_len);
-extern bool bf_track_changed_since(struct varlena *changes, int64 version,
-								   Size value_len, int64 since, bool *changed);
 extern bytea *bf_track_stamps(struct varlena *old, int64 version, Size value_len,
 							  const bool *touched);
 extern bytea *bf_track_patch(const struct varlena *f, struct varlena *changes,
@@ -275,7 +274,6 @@ extern void bf_grow_chunks_store(BfSpiContext *cx, const RegRow *r,
 								 const struct varlena *before,
 								 const struct varlena *after);
 extern uint64 bf_chunks_header_written(const RegRow *r);
-extern uint64 bf_chunks_snapshot_xid(Snapshot snap);
 extern uint64 bf_chunks_position(Snapshot snap);
 extern bool bf_chunks_position_xid(uint64 pos, uint64 *xid);
 
@@ -306,9 +304,7 @@ extern BfFilter bf_new_tracked_filter(int64 capacity, double fpr, bool growing,
 /* bf_track_rebuild.c: online rebuilds of trigger filters */
 extern void bf_rebuild_note_writes(Oid fn_oid, const RegRow *r, const uint64 *hashes,
 								   int n);
-extern void bf_rebuild_same_size(BfSpiContext *cx, const RegRow *before, Oid relid,
-								 Datum colname);
-extern void bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid,
-								Datum colname, int64 capacity, double fpr, bool growing);
+extern void bf_rebuild_online(BfSpiContext *cx, const RegRow *before, Oid relid,
+							  Datum colname, int64 capacity, double fpr, bool growing);
 
 #endif							/* BF_TRACK_H */

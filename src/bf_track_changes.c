@@ -79,27 +79,6 @@ read_stamps(struct varlena *changes, int64 version, Size value_len,
 	return true;
 }
 
-/*
- * Which chunks of a value of value_len bytes (at version, with the row's
- * changes) a write after since changed: changed[i] for each chunk stamped
- * above since.  False when the stamps cannot say (the value was replaced
- * after since, or they do not fit it).
- */
-bool
-bf_track_changed_since(struct varlena *changes, int64 version, Size value_len,
-					   int64 since, bool *changed)
-{
-	uint64		n = chunks_of(value_len);
-	int64	   *stamps = palloc(sizeof(int64) * n);
-	int64		base;
-	bool		ok = read_stamps(changes, version, value_len, &base, stamps) && base <= since;
-
-	for (uint64 i = 0; ok && i < n; i++)
-		changed[i] = stamps[i] > since;
-	pfree(stamps);
-	return ok;
-}
-
 /* the flags an adder sets for a value of value_len bytes (BfAdder.touched) */
 bool *
 bf_track_touched(Size value_len)

@@ -514,8 +514,8 @@ pos_origin(void)
  * The full transaction id of snap's xmin: every write snap does not see
  * was made by a transaction at or above it.
  */
-uint64
-bf_chunks_snapshot_xid(Snapshot snap)
+static uint64
+snapshot_xid(Snapshot snap)
 {
 	FullTransactionId next = ReadNextFullTransactionId();
 	uint32		epoch = EpochFromFullTransactionId(next);
@@ -529,7 +529,7 @@ bf_chunks_snapshot_xid(Snapshot snap)
 uint64
 bf_chunks_position(Snapshot snap)
 {
-	return POS_TAG | pos_origin() | (bf_chunks_snapshot_xid(snap) & POS_XID_MASK);
+	return POS_TAG | pos_origin() | (snapshot_xid(snap) & POS_XID_MASK);
 }
 
 /*

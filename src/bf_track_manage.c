@@ -593,10 +593,9 @@ rebuild_filter(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 /*
  * bf_rebuild(tbl, col, capacity, fpr, concurrently): concurrently, for the
  * trigger method, writers are kept out only for the swap
- * (bf_track_rebuild.c): into a filter of the same size when the capacity
- * and rate stay and the filter is not growing, else into one of the new
- * shape (a growing filter compacted into one layer, sized as bf_rebuild
- * sizes it).  An index cannot be rebuilt concurrently from a function
+ * (bf_track_rebuild.c): into a filter of the new shape, or of the same
+ * size when the capacity and rate stay (a growing filter is compacted into
+ * one layer, sized as bf_rebuild sizes it).  An index cannot be rebuilt concurrently from a function
  * (REINDEX CONCURRENTLY is a top-level command), so the caller is told the
  * command to run.
  */
@@ -635,17 +634,15 @@ rebuild_concurrently(FunctionCallInfo fcinfo, Oid relid, Datum colname)
 	bf_install_missing_triggers(&cx, r.id, relid);
 	growing = r.growing || (r.chunk_bytes == 0 && r.filter_raw != NULL &&
 							bf_datum_is_growing(r.filter_raw));
-	if (!growing && fpr == r.fpr && (PG_ARGISNULL(2) || PG_GETARG_INT64(2) == r.capacity))
-		bf_rebuild_same_size(&cx, &r, relid, colname);
-	else if (growing)
+	if (growing)
 		/* compacted: sized as a plain bf_rebuild would size it */
-		bf_rebuild_reshaped(&cx, &r, relid, colname,
-							PG_ARGISNULL(2) ? auto_capacity(relid, get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE) :
-							PG_GETARG_INT64(2),
-							fpr, PG_ARGISNULL(2));
+		bf_rebuild_online(&cx, &r, relid, colname,
+						  PG_ARGISNULL(2) ? auto_capacity(relid, get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE) :
+						  PG_GETARG_INT64(2),
+						  fpr, PG_ARGISNULL(2));
 	else
-		bf_rebuild_reshaped(&cx, &r, relid, colname,
-							PG_ARGISNULL(2) ? r.capacity : PG_GETARG_INT64(2), fpr, false);
+		bf_rebuild_online(&cx, &r, relid, colname,
+						  PG_ARGISNULL(2) ? r.capacity : PG_GETARG_INT64(2), fpr, false);
 	record_attnum(&cx, r.id, relid, attnum);
 	bf_registry_changed(cx.ext);
 	bf_spi_end(&cx);

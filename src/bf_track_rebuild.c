@@ -4,14 +4,14 @@
  *	  Online rebuilds of filters kept by the trigger method
  *	  (bf_rebuild(..., concurrently => true)): the table is read while
  *	  writers go on, and they wait only for the swap of the new filter.
- *	  What was written during the read is caught up in one of two ways:
- *
- *	  - a filter of the live one's size (bf_rebuild_same_size) takes the
- *	    bits of the live filter's chunks written since the read began;
- *	  - a filter of another shape (bf_rebuild_reshaped: a new capacity or
- *	    rate, or a growing filter compacted into one layer) cannot take bits
- *	    of another geometry, so writers log the hashes of their keys while
- *	    the rebuild runs (bf_rebuild_note_writes), and the swap adds them.
+ *	  Writers log the hashes of the keys they write while the rebuild runs
+ *	  (bf_rebuild_note_writes), and the swap adds them to the filter read
+ *	  from the table: exact for every shape (the same size, a new capacity
+ *	  or rate, a growing filter compacted into one layer), and the bits of
+ *	  keys deleted before the rebuild are gone from the new filter.  A
+ *	  writer's own bits are not evidence of its key: a key whose bits other
+ *	  keys (deleted ones, or a false positive) had set already changes no
+ *	  chunk, so no chunk says that it was written.
  *
  * Which writers log: the rebuild locks the filter's registry row FOR KEY
  * SHARE (no one else does), which every reader of the row sees at once in
@@ -78,102 +78,6 @@ bf_rebuild_note_writes(Oid fn_oid, const RegRow *r, const uint64 *hashes, int n)
 	bf_spi_end(&cx);
 }
 
-/*
- * method 'trigger', concurrently: the table is read into a filter of the
- * live one's size while writers go on; then, with writers kept out (a
- * SHARE ROW EXCLUSIVE lock on the table, and the registry row's lock), the
- * chunks written since the read began are ORed in from the live filter,
- * and the new filter replaces it.  Writers wait only for that swap,
- * lookups never.  A key written during the read is either in the rows the
- * read saw or in a chunk written after it began; bits of keys deleted
- * since the last rebuild stay only in those chunks.  Which chunks those
- * are: for a chunked filter, those whose last writer's transaction id is
- * at or above the xmin of a snapshot taken before the read; for a whole
- * one (a registry not yet updated to 1.2), the stamps of
- * bf_track_changes.c.
- */
-void
-bf_rebuild_same_size(BfSpiContext *cx, const RegRow *before, Oid relid, Datum colname)
-{
-	bool		only = get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE;
-	BfFilter	f;
-	BfFilter	live;
-	RegRow		r;
-	Size		len;
-	bool	   *changed;
-	uint8	   *dst;
-	const uint8 *src;
-	uint64		ones;
-	uint64		start;
-	Size		chunk;
-	Snapshot	snap;
-	bool		ok;
-
-	if ((before->filter_raw == NULL && before->chunk_bytes == 0) || !before->has_version ||
-		before->malformed)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the filter of column \"%s\" cannot be rebuilt concurrently",
-						NameStr(before->col)),
-				 errdetail("It has no filter to catch up from, or no version to tell what changed."),
-				 errhint("Call bf_rebuild without concurrently.")));
-	snap = RegisterSnapshot(GetLatestSnapshot());
-	start = bf_chunks_snapshot_xid(snap);
-	UnregisterSnapshot(snap);
-	/* an empty filter of the live one's size and family */
-	f.vl = before->chunk_bytes > 0 ? bf_chunks_empty(before) :
-		bf_filter_clear(PointerGetDatum(before->filter_raw));
-	bf_read_header(f.vl, &f.hdr);
-	bf_fill_from_rel(&f, relid, NameStr(*DatumGetName(colname)), only, "bf_rebuild");
-
-	/* the swap: writers kept out from here, the live filter as it is now */
-	bf_lock_tree(relid, ShareRowExclusiveLock);
-	bf_registry_lock_col(cx, relid, colname, &r);
-	len = VARSIZE_ANY_EXHDR(f.vl);
-	chunk = r.chunk_bytes > 0 ? (Size) r.chunk_bytes : BF_CHANGE_CHUNK;
-	changed = palloc0(sizeof(bool) * (len / chunk + 1));
-	live.vl = NULL;
-	ok = r.has_version && r.version == before->version &&
-		r.chunk_bytes == before->chunk_bytes && !r.malformed;
-	if (ok && r.chunk_bytes > 0)
-	{
-		snap = RegisterSnapshot(GetLatestSnapshot());
-		live.vl = bf_chunks_assemble(cx->ext, &r, snap, start, changed);
-		UnregisterSnapshot(snap);
-	}
-	else if (ok && r.filter_raw != NULL)
-	{
-		live.vl = bf_detoast_copy(PointerGetDatum(r.filter_raw)).vl;
-		ok = bf_track_changed_since(r.changes_raw, r.version, len, before->version, changed);
-	}
-	if (!ok || live.vl == NULL || VARSIZE_ANY_EXHDR(live.vl) != len)
-		replaced_during_rebuild(&r);
-	bf_read_header(live.vl, &live.hdr);
-	/* a table empty when read: the family the writers since gave the filter */
-	bloom_adopt_family(&f.hdr, &live.hdr);
-	dst = (uint8 *) VARDATA_ANY(f.vl);
-	src = (const uint8 *) VARDATA_ANY(live.vl);
-	for (Size c = 0; c < len / chunk + 1; c++)
-	{
-		/* the bits only: the header is the new filter's */
-		Size		base = r.chunk_bytes > 0 ? BLOOM_HEADER_SIZE : 0;
-		Size		from = Max(base + c * chunk, (Size) BLOOM_HEADER_SIZE);
-		Size		to = Min(base + (c + 1) * chunk, len);
-
-		CHECK_FOR_INTERRUPTS();
-		if (changed[c])
-			for (Size i = from; i < to; i++)
-				dst[i] |= src[i];
-	}
-	ones = bloom_popcount(BF_BITS(f.vl), f.hdr.nblocks * BLOOM_BLOCK_BYTES);
-	f.hdr.inserted = bloom_estimate_inserted(ones, f.hdr.nblocks, f.hdr.nhashes);
-	bloom_header_write(BF_PAYLOAD(f.vl), &f.hdr);
-
-	/* the same capacity and rate */
-	bf_registry_set_rebuilt(cx, r.id, f.vl, r.capacity, r.fpr);
-}
-
-
 /* an empty filter f takes the family of the live filter (a table empty when read) */
 static void
 adopt_family(BfFilter *f, const BloomHeader *live)
@@ -228,15 +132,34 @@ add_logged(BfSpiContext *cx, int64 id, BfFilter *f, BfTypeInfo *ti)
 }
 
 /*
- * method 'trigger', concurrently, into a filter of another shape:
+ * The empty filter an online rebuild of r reads the table into: of the
+ * live filter's own geometry when the shape stays (it may predate today's
+ * sizing rule), else a new one of the seed of r, whose hashes writers log.
+ */
+static BfFilter
+rebuild_target(const RegRow *r, int64 capacity, double fpr, bool growing)
+{
+	BfFilter	f;
+
+	if (!growing && !r->growing && capacity == r->capacity && fpr == r->fpr)
+	{
+		f.vl = bf_chunks_empty(r);
+		bf_read_header(f.vl, &f.hdr);
+		return f;
+	}
+	return bf_new_tracked_filter(capacity, fpr, growing, r->hdr.seed);
+}
+
+/*
+ * method 'trigger', concurrently, into a filter of the given shape:
  * capacity and fpr, growing or not (a growing filter rebuilt this way is
  * compacted: one layer for the keys the table holds).  The caller holds a
  * SHARE UPDATE EXCLUSIVE lock on the table (no DDL, TRUNCATE or other
  * rebuild meanwhile).
  */
 void
-bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid, Datum colname,
-					int64 capacity, double fpr, bool growing)
+bf_rebuild_online(BfSpiContext *cx, const RegRow *before, Oid relid, Datum colname,
+				  int64 capacity, double fpr, bool growing)
 {
 	bool		only = get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE;
 	const char *col = NameStr(*DatumGetName(colname));
@@ -252,11 +175,10 @@ bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid, Datum col
 	Oid			collid;
 	BfTypeInfo	ti;
 
-	if (before->chunk_bytes == 0 || before->malformed)
+	if (before->chunk_bytes == 0 || before->malformed || !before->has_version)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the filter of column \"%s\" cannot be rebuilt concurrently into another size",
-						col),
+				 errmsg("the filter of column \"%s\" cannot be rebuilt concurrently", col),
 				 errdetail("Only a filter kept in chunks (the extension updated to 1.2) logs the writes made during the rebuild."),
 				 errhint("Call bf_rebuild without concurrently, or run ALTER EXTENSION bloomfilter UPDATE first.")));
 	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
@@ -270,6 +192,19 @@ bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid, Datum col
 	values[0] = Int64GetDatum(before->id);
 	bf_spi_exec(psprintf("SELECT 1 FROM %s WHERE id = $1 FOR KEY SHARE", cx->ext->registry),
 				1, types, values, SPI_OK_SELECT);
+
+	/*
+	 * Other transactions see the lock only on the row version they see: not
+	 * where this transaction changed the row itself (a write that grew the
+	 * filter, say), whose new version they cannot see yet.
+	 */
+	if (!bf_registry_fetch(cx->ext, before->id, InvalidOid, NULL, true, &r) || r.mine)
+		ereport(ERROR,
+				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+				 errmsg("the filter of column \"%s\" cannot be rebuilt concurrently in a transaction that changed it",
+						col),
+				 errdetail("Writers would not see that the rebuild runs, and their keys would be missed."),
+				 errhint("Commit first, or call bf_rebuild without concurrently.")));
 	foreach(lc, bf_tree_members(relid))
 	{
 		LOCKTAG    *tag = palloc(sizeof(LOCKTAG));
@@ -281,14 +216,13 @@ bf_rebuild_reshaped(BfSpiContext *cx, const RegRow *before, Oid relid, Datum col
 	bf_registry_clear_log(cx, before->id);
 
 	/* READ COMMITTED: the read's snapshot is taken now, after the lock */
-	f = bf_new_tracked_filter(capacity, fpr, growing, before->hdr.seed);
+	f = rebuild_target(before, capacity, fpr, growing);
 	bf_fill_from_rel(&f, relid, col, only, "bf_rebuild");
 
 	/* the swap: writers kept out from here; every one that logged is done */
 	bf_lock_tree(relid, ShareRowExclusiveLock);
 	bf_registry_lock_col(cx, relid, colname, &r);
-	if (r.chunk_bytes == 0 || r.malformed || !r.has_version || !before->has_version ||
-		r.version != before->version)
+	if (r.chunk_bytes == 0 || r.malformed || !r.has_version || r.version != before->version)
 		replaced_during_rebuild(&r);
 	adopt_family(&f, &r.hdr);
 	add_logged(cx, r.id, &f, &ti);

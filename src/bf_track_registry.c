@@ -23,6 +23,7 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/multixact.h"
+#include "access/xact.h"
 #include "storage/procarray.h"
 #include "access/table.h"
 #include "catalog/pg_class.h"
@@ -614,7 +615,7 @@ read_chunked_header(RegRow *r, Datum d, bool isnull)
 
 /*
  * Does a transaction in progress hold a FOR KEY SHARE lock on tup?  Only an
- * online rebuild into another shape does (bf_track_rebuild.c): writers
+ * online rebuild does (bf_track_rebuild.c): writers
  * then log their keys for it.  The tuple's xmax tells, without a lock.
  */
 static bool
@@ -705,6 +706,7 @@ bf_registry_fetch_damaged(const BfExt *ext, int64 id, Oid relid, const char *col
 		memset(out, 0, sizeof(RegRow));
 		out->id = DatumGetInt64(heap_getattr(tup, Anum_bf_registry_id, desc, &isnull));
 		out->rebuilding = key_share_locked(tup);
+		out->mine = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data));
 		out->tbl = DatumGetObjectId(heap_getattr(tup, Anum_bf_registry_tbl, desc, &isnull));
 		namestrcpy(&out->col,
 				   NameStr(*DatumGetName(heap_getattr(tup, Anum_bf_registry_col, desc, &isnull))));

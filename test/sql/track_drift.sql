@@ -52,6 +52,12 @@ SELECT bf_rebuild('drift_t', 'k', 20000, concurrently => true);
 SELECT capacity, target_fpr FROM bf_tracked WHERE tbl = 'drift_t'::regclass;
 SELECT count(*) AS missing FROM drift_t WHERE NOT bf_might_contain('drift_t', 'k', k);
 SELECT count(*) AS logs_left FROM bf_registry_pending;
+-- not in a transaction that changed the filter itself: writers would not
+-- see the rebuild's lock on a version of its registry row they cannot see
+BEGIN;
+SELECT bf_rebuild('drift_t', 'k');
+SELECT bf_rebuild('drift_t', 'k', concurrently => true);
+ROLLBACK;
 SELECT bf_rebuild('drift_i', 'k', concurrently => true);
 
 -- a table that outgrew its capacity is saturated, not due for a rebuild:
