@@ -12,7 +12,7 @@ thread; the interleaving is the machine's.  Runs its own cluster (initdb in
 a temporary directory, the extension preloaded for its rebuild worker), so
 it must not run as root.  --tape FILE writes what the change-set readers
 received and the keys to check, for the Go and JavaScript clients
-(test/stress_replay.sh).  Exits 1 on any false negative.
+(clients/go/stress_tape_test.go, clients/js/test/e2e/stress-tape.test.js).  Exits 1 on any false negative.
 
 What runs, on tables of three kinds of filter kept by the trigger method
 (plain, growing, a partitioned table), two kept by bloomfilter indexes
@@ -486,8 +486,9 @@ def check(run, reader, tape_path):
             failed += bool(missing)
             continue
         keys = [row[0] for row in conn.execute("SELECT k FROM %s" % table)]
-        whole = BloomFilter(bytes(conn.cursor(binary=True).execute(
-            "SELECT bf_tracked_filter(%s, 'k')::bytea", (table,)).fetchone()[0]))
+        raw = bytes(conn.cursor(binary=True).execute(
+            "SELECT bf_tracked_filter(%s, 'k')::bytea", (table,)).fetchone()[0])
+        whole = BloomFilter(raw)
         miss_whole = sum(1 for k in keys if not whole.contains(k))
         reader.conn = conn
         reader.refresh(table)
@@ -499,7 +500,7 @@ def check(run, reader, tape_path):
         if missing:
             print("  missing, e.g.:", missing[:10])
         failed += bool(missing) + bool(miss_whole) + bool(miss_copy)
-        tape["filters"][table] = {"changes": reader.tape[table], "keys": keys}
+        tape["filters"][table] = {"changes": reader.tape[table], "whole": raw.hex(), "keys": keys}
     conn.close()
     if tape_path:
         with open(tape_path, "w") as f:

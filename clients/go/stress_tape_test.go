@@ -10,8 +10,8 @@ import (
 )
 
 // A tape of test/stress.py: every change set its reader got from
-// bf_tracked_changes while writers and online rebuilds ran, and the keys
-// each table held at the end.
+// bf_tracked_changes while writers and online rebuilds ran, and at the end
+// each table's keys and bf_tracked_filter.
 type stressTape struct {
 	Seed    int64 `json:"seed"`
 	Filters map[string]struct {
@@ -21,7 +21,8 @@ type stressTape struct {
 			Full  bool    `json:"full"`
 			Patch string  `json:"patch"`
 		} `json:"changes"`
-		Keys []string `json:"keys"`
+		Whole string   `json:"whole"`
+		Keys  []string `json:"keys"`
 	} `json:"filters"`
 }
 
@@ -83,7 +84,15 @@ func TestStressTape(t *testing.T) {
 				t.Fatalf("%s: %v", name, err)
 			}
 		}
-		missing := 0
+		raw, err := hex.DecodeString(f.Whole)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := Parse(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		missing, missingWhole := 0, 0
 		for _, k := range f.Keys {
 			ok, err := r.Contains(k)
 			if err != nil {
@@ -92,10 +101,14 @@ func TestStressTape(t *testing.T) {
 			if !ok {
 				missing++
 			}
+			if ok, err = whole.Contains(k); err != nil || !ok {
+				missingWhole++
+			}
 		}
-		t.Logf("seed %d, %s: %d change sets, %d keys, %d missing", tape.Seed, name, len(src.changes), len(f.Keys), missing)
-		if missing > 0 {
-			t.Errorf("%s: %d of %d keys missing from the copy", name, missing, len(f.Keys))
+		t.Logf("seed %d, %s: %d keys; missing from bf_tracked_filter %d, from the copy of %d change sets %d",
+			tape.Seed, name, len(f.Keys), missingWhole, len(src.changes), missing)
+		if missing > 0 || missingWhole > 0 {
+			t.Errorf("%s: of %d keys, %d missing from bf_tracked_filter, %d from the copy", name, len(f.Keys), missingWhole, missing)
 		}
 	}
 }
