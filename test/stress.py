@@ -554,8 +554,11 @@ def main():
         for what, n in sorted(run.counts.items()):
             print("  %-55s %d" % (what, n))
         with open(cluster.logfile) as f:
-            worker = sum(1 for line in f if "bloomfilter: rebuilding" in line)
-        print("  %-55s %d" % ("rebuilds started by the worker", worker))
+            started = [line for line in f if "bloomfilter: rebuilding" in line]
+        print("  %-55s %d" % ("rebuilds started by the worker: indexes",
+                              sum(1 for line in started if "rebuilding index" in line)))
+        print("  %-55s %d" % ("rebuilds started by the worker: trigger filters",
+                              sum(1 for line in started if "rebuilding the filter" in line)))
         failed = check(run, reader, args.tape) + len(run.failures)
     finally:
         cluster.stop("immediate")
