@@ -18,7 +18,7 @@
 #                        the cluster (Citus creates the extensions there)
 #
 # Citus is not in Debian's archive: it must be built from its source
-# against this server's pg_config and installed (see README, "Citus").
+# against this server's pg_config and installed (see docs/citus.md).
 
 CITUS_BIN="$(pg_config --bindir)"
 

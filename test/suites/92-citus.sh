@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . test/lib/citus.sh
 . test/lib/citus_clients.sh
-citus_available || { echo "skipped: build Citus 13 (PostgreSQL 15-17) or 14 (16-18) from its source against $(command -v pg_config) and install it (README, \"Citus\")"; exit 77; }
+citus_available || { echo "skipped: build Citus 13 (PostgreSQL 15-17) or 14 (16-18) from its source against $(command -v pg_config) and install it (docs/citus.md)"; exit 77; }
 citus_start "${BF_CITUS_PORT:-57640}" || { echo "citus: could not start the clusters"; tail -20 "$CITUS_DIR"/n*.log; exit 1; }
 
 passed=0
