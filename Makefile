@@ -6,37 +6,56 @@ MODULE_big = bloomfilter
 EXTENSION = bloomfilter
 PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 
-# the entry point (_PG_init) and what several areas share
-OBJS_COMMON = src/bloomfilter.o src/bf_relcheck.o src/bf_patch.o src/bf_trigger.o
+# the entry point (_PG_init), alone
+OBJS_ENTRY = src/bloomfilter.o
 
-# the value type: the PostgreSQL-free core, hashing, I/O, functions,
-# aggregates, and the cache of detoasted filters
-OBJS_VALUE = src/bloom_core.o src/bloom_text.o src/bf_hash.o src/bf_value.o \
-	src/bf_value_filter.o src/bf_value_text.o src/bf_value_io.o src/bf_value_funcs.o \
-	src/bf_value_ops.o src/bf_value_agg.o src/bf_value_agg_auto.o src/bf_value_agg_internal.o \
-	src/bf_cache.o
+# helpers several folders share: relation checks, change-set results
+OBJS_COMMON = src/common/bf_relcheck.o src/common/bf_patch.o
 
-# sliding-window and growing filters
-OBJS_WINDOW = src/bloom_window.o src/bf_window.o src/bf_window_io.o \
-	src/bf_window_ops.o src/bf_window_agg.o src/bloom_grow.o src/bf_grow.o src/bf_grow_io.o \
-	src/bf_grow_union.o
+# the PostgreSQL-free core: plain, growing and window filters' bytes, text
+OBJS_CORE = src/core/bloom_core.o src/core/bloom_text.o src/core/bloom_grow.o \
+	src/core/bloom_window.o
 
-# the index access method and the functions reading an index
-OBJS_INDEX = src/bf_index_am.o src/bf_index_meta.o src/bf_index_layers.o \
-	src/bf_index_page.o src/bf_index_build.o src/bf_index_insert.o \
-	src/bf_index_pending.o src/bf_index_scan.o src/bf_index_vacuum.o \
-	src/bf_index_access.o src/bf_index_lookup.o src/bf_index_funcs.o src/bf_index_changes.o \
-	src/bf_index_dist.o src/bf_index_dist_shards.o src/bf_index_dist_info.o \
-	src/bf_index_dist_filter.o src/bf_join_keys.o src/bf_join_plan.o src/bf_join_filter.o \
-	src/bf_join_runtime.o src/bf_join_query.o
+# the value type: hashing, I/O, functions, aggregates, growing values, and
+# the cache of detoasted filters
+OBJS_VALUE = src/value/bf_hash.o src/value/bf_value_base.o \
+	src/value/bf_value_filter.o src/value/bf_value_text.o src/value/bf_value_io.o \
+	src/value/bf_value_funcs.o src/value/bf_value_ops.o src/value/bf_value_agg.o \
+	src/value/bf_value_agg_auto.o src/value/bf_value_agg_internal.o src/value/bf_cache.o \
+	src/value/bf_grow.o src/value/bf_grow_io.o src/value/bf_grow_union.o
+
+# sliding-window filters
+OBJS_WINDOW = src/window/bf_window.o src/window/bf_window_io.o \
+	src/window/bf_window_ops.o src/window/bf_window_agg.o
+
+# the index access method
+OBJS_INDEX = src/index/bf_index_am.o src/index/bf_index_meta.o src/index/bf_index_layers.o \
+	src/index/bf_index_page.o src/index/bf_index_build.o src/index/bf_index_insert.o \
+	src/index/bf_index_pending.o src/index/bf_index_scan.o src/index/bf_index_vacuum.o \
+	src/index/bf_index_access.o src/index/bf_index_lookup.o
+
+# Citus: indexes and filters of distributed tables
+OBJS_DIST = src/dist/bf_index_dist.o src/dist/bf_index_dist_shards.o \
+	src/dist/bf_index_dist_info.o src/dist/bf_index_dist_filter.o
+
+# the SQL functions that read an index, local or distributed
+OBJS_INDEX_SQL = src/index_sql/bf_index_funcs.o src/index_sql/bf_index_changes.o
+
+# join filters: planner pre-filters and run-time filters
+OBJS_JOIN = src/join/bf_join_keys.o src/join/bf_join_plan.o src/join/bf_join_filter.o \
+	src/join/bf_join_runtime.o src/join/bf_join_query.o
 
 # tracked filters: registry, management, lookups, the sync trigger, DDL
 # upkeep; and bf_sync_into, the trigger helper for users' own tables
-OBJS_TRACK = src/bf_track_registry.o src/bf_track_objects.o src/bf_track_manage.o \
-	src/bf_track_lookup.o src/bf_track_view.o src/bf_track_ddl.o src/bf_track_sync.o src/bf_track_changes.o src/bf_track_chunks.o src/bf_track_chunks_write.o src/bf_track_grow.o src/bf_track_rebuild.o src/bf_track_worker.o \
-	src/bf_sync_into.o
+OBJS_TRACK = src/track/bf_track_registry.o src/track/bf_track_objects.o \
+	src/track/bf_track_manage.o src/track/bf_track_lookup.o src/track/bf_track_view.o \
+	src/track/bf_track_ddl.o src/track/bf_track_sync.o src/track/bf_track_changes.o \
+	src/track/bf_track_chunks.o src/track/bf_track_chunks_write.o src/track/bf_track_grow.o \
+	src/track/bf_track_rebuild.o src/track/bf_track_worker.o src/track/bf_trigger.o \
+	src/track/bf_sync_into.o
 
-OBJS = $(OBJS_COMMON) $(OBJS_VALUE) $(OBJS_WINDOW) $(OBJS_INDEX) $(OBJS_TRACK)
+OBJS = $(OBJS_ENTRY) $(OBJS_COMMON) $(OBJS_CORE) $(OBJS_VALUE) $(OBJS_WINDOW) \
+	$(OBJS_INDEX) $(OBJS_DIST) $(OBJS_INDEX_SQL) $(OBJS_JOIN) $(OBJS_TRACK)
 
 # Install script of 1.0 (released: never edited) and the update scripts;
 # a new installation of a later version runs 1.0 and then each update.
@@ -77,7 +96,10 @@ ISOLATION_OPTS = --load-extension=bloomfilter --inputdir=test
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
 
-PG_CPPFLAGS = -I$(srcdir)/src
+# one folder per family (src/README.md); a source names a header by its
+# file name alone
+SRC_DIRS = core common value window index dist index_sql join track
+PG_CPPFLAGS = $(addprefix -I$(srcdir)/src/,$(SRC_DIRS))
 # -Wno-unused-parameter: fmgr and index AM callback signatures trip it
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter
 SHLIB_LINK = -lm
@@ -92,13 +114,13 @@ override BITCODE_CFLAGS += $(PG_CFLAGS)
 
 # PGXS tracks no header dependencies unless the server was configured with
 # --enable-depend; inline code in the headers must rebuild every object
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*/*.h)
 
 # unit tests of the PostgreSQL-free core
-test/unit/test_core: test/unit/test_core.c src/bloom_core.c src/bloom_core.h \
-		src/bloom_text.c src/bloom_text.h
-	$(CC) -std=c99 -O2 -Wall -Wextra -Werror -Isrc -o $@ test/unit/test_core.c \
-		src/bloom_core.c src/bloom_text.c -lm
+test/unit/test_core: test/unit/test_core.c src/core/bloom_core.c src/core/bloom_core.h \
+		src/core/bloom_text.c src/core/bloom_text.h
+	$(CC) -std=c99 -O2 -Wall -Wextra -Werror -Isrc/core -o $@ test/unit/test_core.c \
+		src/core/bloom_core.c src/core/bloom_text.c -lm
 
 unitcheck: test/unit/test_core
 	test/unit/test_core

@@ -9,7 +9,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bloomfilter.h"
+#include "bf_value.h"
 
 #include "utils/guc.h"
 

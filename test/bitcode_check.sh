@@ -3,7 +3,7 @@
 # also compiles every source file with clang into LLVM bitcode (for JIT
 # inlining), and the no-warning rule holds for that compiler too.  The
 # version matrix builds with with_llvm=no (half the build time) and runs
-# this instead, once per version: it compiles each src/*.c to its .bc with
+# this instead, once per version: it compiles each .c of src/ to its .bc with
 # the server's clang and fails on any warning.  Exits 77 (skipped, with the
 # reason) where the server has no LLVM support.
 #
@@ -20,7 +20,7 @@ if [ -z "$clang" ] || ! command -v "${clang%% *}" >/dev/null; then
 	echo "bitcode: the clang PGXS runs ('${clang:-unset}' in $global) is not installed (Debian: postgresql-server-dev-<V> depends on it)"
 	exit 1
 fi
-bc=$(ls src/*.c | sed 's/\.c$/.bc/')
+bc=$(find src -name "*.c" | sort | sed 's/\.c$/.bc/')
 # shellcheck disable=SC2086
 rm -f $bc
 log="$(mktemp)"

@@ -15,7 +15,7 @@
 #ifndef BF_WINDOW_H
 #define BF_WINDOW_H
 
-#include "bloomfilter.h"
+#include "bf_value.h"
 #include "bloom_window.h"
 
 #include "datatype/timestamp.h"

@@ -8,7 +8,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bloomfilter.h"
+#include "bf_value.h"
 
 #include "miscadmin.h"
 

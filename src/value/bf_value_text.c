@@ -10,7 +10,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bloomfilter.h"
+#include "bf_value.h"
 
 #include <ctype.h>
 #include <errno.h>

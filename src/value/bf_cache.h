@@ -12,7 +12,7 @@
 #ifndef BF_CACHE_H
 #define BF_CACHE_H
 
-#include "bloomfilter.h"
+#include "bf_value.h"
 
 typedef struct BfCachedFilter BfCachedFilter;
 

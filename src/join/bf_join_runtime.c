@@ -62,7 +62,7 @@
  *-------------------------------------------------------------------------
  */
 #include "bf_index.h"
-#include "bloomfilter.h"
+#include "bf_value.h"
 
 #include "catalog/pg_type.h"
 #include "commands/explain.h"

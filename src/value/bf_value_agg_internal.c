@@ -11,7 +11,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_value_agg.h"
+#include "bf_agg.h"
 
 /* the `internal` state argument argno, or NULL */
 #define STATE_ARG(type, argno) \

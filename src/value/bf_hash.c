@@ -8,7 +8,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bloomfilter.h"
+#include "bf_value.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_collation.h"

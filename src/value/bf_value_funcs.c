@@ -7,7 +7,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bloomfilter.h"
+#include "bf_value.h"
 
 #include "bf_cache.h"
 

@@ -18,7 +18,7 @@
 #ifndef BF_VALUE_AGG_H
 #define BF_VALUE_AGG_H
 
-#include "bloomfilter.h"
+#include "bf_value.h"
 
 #include "utils/expandeddatum.h"
 

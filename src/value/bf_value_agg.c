@@ -20,7 +20,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_value_agg.h"
+#include "bf_agg.h"
 
 #ifdef __linux__
 #include <sys/mman.h>

@@ -16,7 +16,7 @@
 #ifndef BF_GROW_H
 #define BF_GROW_H
 
-#include "bloomfilter.h"
+#include "bf_value.h"
 
 /* bf_grow.c */
 typedef struct BfGrowAdder
