@@ -14,10 +14,12 @@
 #include "utils/guc.h"
 
 #include "bf_cache.h"
-#include "bf_index.h"
+#include "bf_join.h"
 #include "bf_track.h"
 
 PG_MODULE_MAGIC;
+
+void		_PG_init(void);
 
 void
 _PG_init(void)

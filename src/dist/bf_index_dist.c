@@ -28,7 +28,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_index.h"
+#include "bf_dist.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"

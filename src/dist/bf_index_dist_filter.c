@@ -31,7 +31,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_index.h"
+#include "bf_dist.h"
 #include "bf_grow.h"
 #include "bf_patch.h"
 

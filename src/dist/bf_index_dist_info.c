@@ -21,7 +21,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_index.h"
+#include "bf_dist.h"
 
 #include "catalog/pg_type.h"
 #include "utils/array.h"

@@ -20,7 +20,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_index.h"
+#include "bf_dist.h"
 
 #include "access/relation.h"
 #include "catalog/pg_type.h"

@@ -30,7 +30,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_index.h"
+#include "bf_index_sql.h"
+#include "bf_dist.h"
 #include "bf_patch.h"
 
 #include "access/relation.h"

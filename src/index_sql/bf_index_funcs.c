@@ -14,7 +14,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_index.h"
+#include "bf_index_sql.h"
+#include "bf_dist.h"
 #include "bf_relcheck.h"
 
 #include <math.h>

@@ -8,9 +8,11 @@
  *	  longer valid, or not readable by the user the query runs as), it
  *	  says "maybe" to every key, which drops nothing.  A partitioned index
  *	  answers from its leaves, the indexes of the partitions.
+ *	  bf_join_tracked_prefilter(tbl, col, key) is the same qual for an
+ *	  inner key column tracked by the trigger method.
  *
- * It also switches itself off: after BF_JOIN_PROBE keys, if it dropped
- * less than a tenth of them, the rest pass untested (the lookups cost
+ * Both also switch themselves off: after BF_JOIN_PROBE keys, if one
+ * dropped less than a tenth of them, the rest pass untested (the lookups cost
  * more than the join work they spare).  The counts are per call site, so
  * per scan and per parallel worker.
  *
@@ -27,6 +29,7 @@
  *-------------------------------------------------------------------------
  */
 #include "bf_index.h"
+#include "bf_join.h"
 #include "bf_relcheck.h"
 #include "bf_track.h"
 
@@ -180,5 +183,53 @@ bf_join_prefilter(PG_FUNCTION_ARGS)
 		st->off = true;
 	else if (st->probe.tested == st->copy_at)
 		try_copy(st, indexoid, mcxt);
+	PG_RETURN_BOOL(found);
+}
+
+/* a call site of bf_join_tracked_prefilter */
+typedef struct TrackedFilterState
+{
+	Oid			user;			/* found able to use the filter */
+	bool		off;			/* pass every key */
+	BfJoinProbe probe;
+} TrackedFilterState;
+
+/*
+ * bf_join_tracked_prefilter(tbl, col, key): the qual the planner hook
+ * (bf_join_plan.c) gives the scan of a join's outer keys when the inner
+ * key column is tracked by the trigger method.  It answers as
+ * bf_might_contain, except that where it cannot (the column untracked,
+ * its filter stale, or not readable by the user the query runs as) it
+ * says "maybe" to every key, and that it switches itself off after
+ * BF_JOIN_PROBE keys of which it dropped less than a tenth, as
+ * bf_join_prefilter does.  Its state is kept with that of the lookup
+ * (bf_tracked_call_state).
+ */
+PG_FUNCTION_INFO_V1(bf_join_tracked_prefilter);
+Datum
+bf_join_tracked_prefilter(PG_FUNCTION_ARGS)
+{
+	void	  **slot = bf_tracked_call_state(fcinfo);
+	TrackedFilterState *st = *slot;
+	bool		found;
+
+	if (st == NULL)
+		*slot = st = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+											sizeof(TrackedFilterState));
+	if (st->off)
+		PG_RETURN_BOOL(true);
+	if (st->user != GetUserId())
+	{
+		if (!bf_tracked_join_usable(bf_ext(fcinfo->flinfo->fn_oid, false), PG_GETARG_OID(0),
+									NameStr(*PG_GETARG_NAME(1)), GetUserId()))
+		{
+			st->off = true;
+			PG_RETURN_BOOL(true);
+		}
+		st->user = GetUserId();
+	}
+	found = bf_tracked_might_contain(fcinfo);
+	if (bf_join_probe(&st->probe, found))
+		st->off = true;
 	PG_RETURN_BOOL(found);
 }

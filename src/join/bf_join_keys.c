@@ -11,7 +11,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_index.h"
+#include "bf_join.h"
 
 #include "access/stratnum.h"
 #include "catalog/pg_am.h"

@@ -57,6 +57,7 @@
  *-------------------------------------------------------------------------
  */
 #include "bf_index.h"
+#include "bf_join.h"
 #include "bf_track.h"
 
 #include <math.h>

@@ -12,7 +12,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_index.h"
+#include "bf_join.h"
 
 #include "utils/memutils.h"
 

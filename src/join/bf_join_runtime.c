@@ -61,7 +61,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "bf_index.h"
+#include "bf_join.h"
 #include "bf_value.h"
 
 #include "catalog/pg_type.h"

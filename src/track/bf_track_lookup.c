@@ -16,8 +16,9 @@
  * 'trigger' reads the registry row with the statement's snapshot (the
  * filter a statement sees must be that of its snapshot), then the chunk
  * row of each layer that holds the key (bf_track_chunks.c).  The join
- * pre-filter of a column tracked by the trigger method,
- * bf_join_tracked_prefilter, asks the same way.
+ * pre-filter of a column tracked by the trigger method
+ * (bf_join_tracked_prefilter, bf_join_filter.c) asks through
+ * bf_tracked_might_contain.
  *
  *-------------------------------------------------------------------------
  */
@@ -41,6 +42,8 @@
 
 #include "bf_cache.h"
 #include "bf_index.h"
+#include "bf_index_sql.h"
+#include "bf_dist.h"
 #include "bf_patch.h"
 #include "bf_relcheck.h"
 
@@ -381,10 +384,8 @@ typedef struct LookupCall
 	struct varlena *assembled;	/* a chunked filter's value, in fn_mcxt */
 	MemoryContextCallback release;
 
-	/* as a join pre-filter: the user found able to use it, and its counts */
-	Oid			join_user;
-	bool		join_off;
-	BfJoinProbe join_probe;
+	/* the caller's own state at this call site (bf_tracked_call_state) */
+	void	   *caller;
 } LookupCall;
 
 /* give back the filter held for the row (also when fn_mcxt goes away) */
@@ -683,38 +684,22 @@ bf_tracked_join_usable(const BfExt *ext, Oid relid, const char *colname, Oid use
 }
 
 /*
- * bf_join_tracked_prefilter(tbl, col, key): the qual the planner hook
- * (bf_join_plan.c) gives the scan of a join's outer keys when the inner
- * key column is tracked by the trigger method.  It answers as
- * bf_might_contain, except that where it cannot (the column untracked,
- * its filter stale, or not readable by the user the query runs as) it
- * says "maybe" to every key, and that it switches itself off after
- * BF_JOIN_PROBE keys of which it dropped less than a tenth, as
- * bf_join_prefilter does.
+ * For a function of the same arguments as bf_might_contain (tbl, col,
+ * value) that answers through it (the join pre-filter of a tracked column,
+ * bf_join_filter.c): bf_might_contain's answer on fcinfo's call-site
+ * state, and a slot kept with that state for the caller's own (NULL at
+ * first, allocated by the caller in fn_mcxt).
  */
-PG_FUNCTION_INFO_V1(bf_join_tracked_prefilter);
-Datum
-bf_join_tracked_prefilter(PG_FUNCTION_ARGS)
+bool
+bf_tracked_might_contain(FunctionCallInfo fcinfo)
 {
-	LookupCall *c = lookup_call(fcinfo);
-	bool		found;
+	return DatumGetBool(might_contain(fcinfo, lookup_call(fcinfo)));
+}
 
-	if (c->join_off)
-		PG_RETURN_BOOL(true);
-	if (c->join_user != GetUserId())
-	{
-		if (!bf_tracked_join_usable(bf_ext(fcinfo->flinfo->fn_oid, false), PG_GETARG_OID(0),
-									NameStr(*PG_GETARG_NAME(1)), GetUserId()))
-		{
-			c->join_off = true;
-			PG_RETURN_BOOL(true);
-		}
-		c->join_user = GetUserId();
-	}
-	found = DatumGetBool(might_contain(fcinfo, c));
-	if (bf_join_probe(&c->join_probe, found))
-		c->join_off = true;
-	PG_RETURN_BOOL(found);
+void	  **
+bf_tracked_call_state(FunctionCallInfo fcinfo)
+{
+	return &lookup_call(fcinfo)->caller;
 }
 
 PG_FUNCTION_INFO_V1(bf_tracked_filter);

@@ -33,6 +33,7 @@
 #include "utils/syscache.h"
 
 #include "bf_index.h"
+#include "bf_dist.h"
 #include "bf_relcheck.h"
 
 /* bf_value_funcs.c */
