@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * bf_value_agg.h
+ * bf_agg.h
  *	  The transition states of the bloomfilter aggregates, shared by the
  *	  support functions of the 1.2 catalog (states of type bloomfilter and
  *	  bytea, kept as expanded objects between rows) and those of the 1.0

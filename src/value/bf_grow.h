@@ -4,12 +4,10 @@
  *	  Growing bloomfilter values (docs/FORMAT.md section 9): layers of
  *	  plain filters, each larger than the one before.  Their bytes are
  *	  read and written by bloom_grow.c; validation of a value of either
- *	  form is bf_value.c's.
- *
- *	  bf_grow.c      the constructor, the adder, lookups, clearing, layers
- *	                 and the summed estimates
- *	  bf_grow_io.c   the text form (of the union form too)
- *	  bf_grow_union.c  the union form: filters of any sizes side by side
+ *	  form is bf_value_base.c's.  bf_grow.c: the constructor, the adder,
+ *	  lookups, clearing, layers and the summed estimates.  The text form
+ *	  (bf_grow_io.c) and the union form (bf_grow_union.c) are declared in
+ *	  bf_value.h.
  *
  *-------------------------------------------------------------------------
  */
@@ -66,14 +64,5 @@ typedef struct BfGrowSummary
 } BfGrowSummary;
 
 extern BfGrowSummary bf_grow_summary(const BfFilter *f);
-
-/* bf_grow_io.c */
-#define BF_GROW_TEXT_PREFIX "bloomgrowing:1"
-#define BF_UNION_TEXT_PREFIX "bloomunion:1"
-extern Datum bf_grow_text_in(const char *str, bool is_union, Node *escontext);
-extern char *bf_grow_text_out(struct varlena *vl);
-
-/* bf_grow_union.c */
-extern struct varlena *bf_union_of(struct varlena **filters, int n);
 
 #endif							/* BF_GROW_H */

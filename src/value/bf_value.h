@@ -1,31 +1,18 @@
 /*-------------------------------------------------------------------------
  *
- * bloomfilter.h
- *	  Declarations shared by the PostgreSQL glue of the bloomfilter type:
- *	  the varlena wrapper around the format of bloom_core.h, typed hashing
- *	  of SQL values, reading and making values, adding and testing.
- *
- *	  bloomfilter.c       _PG_init: each area's settings
- *	  bf_hash.c           typed hashing (SQL value -> canonical bytes)
- *	  bf_value.c          validation of both forms, sizing, new values
- *	  bf_value_filter.c   adding to, testing and clearing either form
- *	  bf_value_text.c     the text codec of a plain filter, text fields
- *	  bf_value_io.c       the type's input/output functions and casts
- *	  bf_value_funcs.c    SQL constructors, bf_add, bf_contains, ...
- *	  bf_value_ops.c      set algebra, equality, estimates
- *	  bf_value_agg.c      the aggregates whose state is a filter
- *	  bf_value_agg_auto.c the auto-sized bf_agg
- *	  bf_value_agg_internal.c  the aggregates' support functions of the
- *	                      1.0 and 1.1 catalogs (states of type internal)
- *
- *	  Growing values: bf_grow.h; the cache of detoasted filters: bf_cache.h;
- *	  sliding windows: bf_window.h; the index access method: bf_index.h;
- *	  tracked filters: bf_track.h.
+ * bf_value.h
+ *	  Declarations shared by the PostgreSQL glue of the bloomfilter type
+ *	  (src/value/): the varlena wrapper around the format of bloom_core.h,
+ *	  typed hashing of SQL values, reading and making values, adding and
+ *	  testing.  src/README.md maps the files and the layers of the folder:
+ *	  the base (bf_value_base.c, bf_hash.c, bf_value_text.c) calls no other
+ *	  file of it; growing values (bf_grow*.c, bf_grow.h) call only the
+ *	  base; the type's functions call both.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef BLOOMFILTER_H
-#define BLOOMFILTER_H
+#ifndef BF_VALUE_H
+#define BF_VALUE_H
 
 #include "bf_compat.h"
 
@@ -130,10 +117,8 @@ typedef struct BfTypeCache
 	BfTypeInfo	ti;
 } BfTypeCache;
 
-/* bloomfilter.c */
-extern void _PG_init(void);
-
-/* bf_value.c: reading and validating, sizing, making */
+/* bf_value_base.c: reading and validating, sizing, making */
+extern void bf_check_compatible(const BloomHeader *a, const BloomHeader *b);
 extern void bf_report_error(BloomError err, int sqlstate);
 extern void bf_grow_check(const uint8 *data, size_t len, BloomGrowHeader *gh,
 						  int sqlstate);
@@ -218,14 +203,13 @@ extern struct varlena *bf_read_filter_text(const char *text, size_t len,
 										   const char *typname, Node *escontext);
 
 /* bf_value_ops.c */
-extern void bf_check_compatible(const BloomHeader *a, const BloomHeader *b);
 extern void bf_combine(BloomHeader *dst, uint8 *dstbits,
 					   const BloomHeader *src, const uint8 *srcbits,
 					   bool intersect);
 extern void bf_finish_combined(BloomHeader *hdr, uint8 *payload, bool intersect);
 
 /*
- * bf_value_agg.c: what every aggregate state uses (bf_value_agg.h has the
+ * bf_value_agg.c: what every aggregate state uses (bf_agg.h has the
  * states of the bloomfilter aggregates).  The states of the 1.2 catalog
  * are expanded objects (utils/expandeddatum.h) whose memory context is
  * bf_agg_states': nodeAgg keeps, without copying, a state returned as a
@@ -254,4 +238,13 @@ bf_agg_object(Datum d, const ExpandedObjectMethods *methods)
 /* bf_value_agg_auto.c */
 extern void bf_agg_define_gucs(void);
 
-#endif							/* BLOOMFILTER_H */
+/* bf_grow_io.c: the text form of a growing value (of the union form too) */
+#define BF_GROW_TEXT_PREFIX "bloomgrowing:1"
+#define BF_UNION_TEXT_PREFIX "bloomunion:1"
+extern Datum bf_grow_text_in(const char *str, bool is_union, Node *escontext);
+extern char *bf_grow_text_out(struct varlena *vl);
+
+/* bf_grow_union.c: the union form, filters of any sizes side by side */
+extern struct varlena *bf_union_of(struct varlena **filters, int n);
+
+#endif							/* BF_VALUE_H */

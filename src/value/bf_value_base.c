@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * bf_value.c
+ * bf_value_base.c
  *	  The base of the bloomfilter type's C code: reading and validating a
  *	  value of either form (plain, or growing: docs/FORMAT.md section 9),
  *	  making a new plain value, sizing for a capacity and rate with its
@@ -17,6 +17,74 @@
 #include "utils/lsyscache.h"
 
 /* ---- reading and validating ---- */
+
+/*
+ * Error out, naming the first differing parameter, unless the two filters
+ * can be combined bit by bit.
+ */
+void
+bf_check_compatible(const BloomHeader *a, const BloomHeader *b)
+{
+	const char *field;
+	unsigned long long va,
+				vb;
+
+	switch (bloom_compare_params(a, b))
+	{
+		case BLOOM_SAME:
+			return;
+		case BLOOM_DIFF_NBLOCKS:
+			field = "nbits";
+			va = a->nblocks * BLOOM_BLOCK_BITS;
+			vb = b->nblocks * BLOOM_BLOCK_BITS;
+			break;
+		case BLOOM_DIFF_NHASHES:
+			field = "nhashes";
+			va = a->nhashes;
+			vb = b->nhashes;
+			break;
+		case BLOOM_DIFF_SEED:
+			/* seeds are signed bigints in SQL */
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot combine bloomfilters with different parameters"),
+					 errdetail("The first filter has seed " INT64_FORMAT ", the second has seed " INT64_FORMAT ".",
+							   a->seed, b->seed),
+					 errhint("Only filters with the same nbits, nhashes and seed can be combined; build them with the same bf_create arguments.")));
+			return;
+		case BLOOM_DIFF_LAYOUT:
+			field = "layout";
+			va = a->layout;
+			vb = b->layout;
+			break;
+		case BLOOM_DIFF_HASHFN:
+			field = "hash function";
+			va = a->hashfn;
+			vb = b->hashfn;
+			break;
+		case BLOOM_DIFF_VERSION:
+			field = "format version";
+			va = a->version;
+			vb = b->version;
+			break;
+		case BLOOM_DIFF_FAMILY:
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cannot combine bloomfilters of different element families"),
+					 errdetail("The first filter holds values of family %s, the second of family %s.",
+							   bf_family_text(a->family, a->detail),
+							   bf_family_text(b->family, b->detail)),
+					 errhint("Values of different families hash differently, so the combined filter would give false negatives.")));
+			return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cannot combine bloomfilters with different parameters"),
+			 errdetail("The first filter has %s %llu, the second has %s %llu.",
+					   field, va, field, vb),
+			 errhint("Only filters with the same nbits, nhashes and seed can be combined; build them with the same bf_create arguments.")));
+}
 
 /* the error of a value that fails validation */
 void

@@ -4,7 +4,7 @@
  *	  Work on a filter of either form (plain, or growing: bf_grow.c) for
  *	  every caller in C: adding values in batches (BfAdder), the lookup's
  *	  slow path (bf_filter_test_other; the fast path is inline in
- *	  bloomfilter.h) and clearing.
+ *	  bf_value.h) and clearing.
  *
  *-------------------------------------------------------------------------
  */
