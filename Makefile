@@ -1,7 +1,8 @@
 # bloomfilter: PGXS build
 #
-# Each area of the extension lists its objects and tests on lines of its
-# own, so that work on one area does not touch the lines of another.
+# Each folder of src/ (src/README.md maps them and the directions between
+# them) lists its objects on lines of its own, and each area its tests, so
+# that work on one area does not touch the lines of another.
 MODULE_big = bloomfilter
 EXTENSION = bloomfilter
 PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"

@@ -1,22 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * bf_index.h
- *	  The bloomfilter index access method: on-disk layout (metapage and
- *	  data pages) and the functions shared by its files:
- *
- *	  bf_index_am.c       the handler, reloptions, operator class validation
- *	  bf_index_meta.c     key columns, the metapage and the cached state,
- *	                      testing a key
- *	  bf_index_layers.c   the layer table of a growing index, growth
- *	  bf_index_page.c     page images, setting bits (generic WAL), the
- *	                      fill test
- *	  bf_index_build.c    CREATE INDEX
- *	  bf_index_insert.c   aminsert
- *	  bf_index_pending.c  a transaction's keys, set page by page
- *	  bf_index_scan.c     the planner's cost and the bitmap scan
- *	  bf_index_vacuum.c   VACUUM
- *	  bf_index_access.c   opening an index for lookups, who may read it
- *	  bf_index_lookup.c   probing an index for a key
+ *	  The bloomfilter index access method (src/index/; its files are
+ *	  mapped in src/README.md): on-disk layout (metapage and data pages)
+ *	  and the functions shared by its files.
  *
  * Block 0 is the metapage.  Blocks 1.. are data pages, each holding
  * BF_BLOCKS_PER_PAGE whole 512-bit filter blocks from byte

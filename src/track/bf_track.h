@@ -1,26 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * bf_track.h
- *	  Declarations shared by the tracked-filter code:
- *
- *	  bf_track_registry.c  the registry tables, the extension's per-backend
- *	                       state, SPI helpers, a registry row's filter
- *	  bf_track_objects.c   the objects that keep a filter current: the sync
- *	                       triggers, the bloomfilter index, filling from a
- *	                       table
- *	  bf_track_manage.c    bf_track, bf_untrack, bf_rebuild
- *	  bf_track_rebuild.c   online rebuilds of trigger filters
- *	  bf_track_lookup.c    bf_might_contain, bf_tracked_filter,
- *	                       bf_tracked_changes
- *	  bf_track_view.c      the helpers of the bf_tracked view
- *	  bf_track_ddl.c       the DDL event trigger
- *	  bf_track_sync.c      the sync trigger of method 'trigger'
- *	  bf_track_changes.c   which chunks each write changed; change sets
- *	  bf_track_chunks.c    the chunked storage of trigger filters: its
- *	                       layout, reading it, positions of change sets
- *	  bf_track_chunks_write.c  writing the chunks
- *	  bf_track_grow.c      growing trigger filters in chunks: new layers
- *	  bf_track_worker.c    the opt-in worker that rebuilds drifted filters
+ *	  Declarations shared by the tracked-filter code (src/track/; its
+ *	  files are mapped in src/README.md).
  *
  *-------------------------------------------------------------------------
  */

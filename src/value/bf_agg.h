@@ -15,8 +15,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#ifndef BF_VALUE_AGG_H
-#define BF_VALUE_AGG_H
+#ifndef BF_AGG_H
+#define BF_AGG_H
 
 #include "bf_value.h"
 
@@ -73,4 +73,4 @@ extern bytea *bf_aggh_flat(BfAggHashes *st);
 extern BfAggHashes *bf_aggh_from_flat(const bytea *flat, MemoryContext cxt,
 									  bool expanded);
 
-#endif							/* BF_VALUE_AGG_H */
+#endif							/* BF_AGG_H */
