@@ -14,8 +14,11 @@
 #     new objects) finds no missing key.
 #
 # Finally a database updated along the chain has the same extension catalog
-# as a fresh CREATE EXTENSION (pg_dump --binary-upgrade --schema-only, which
-# dumps the extension's members, compared without OIDs).
+# as a fresh CREATE EXTENSION, which runs the full install script of the
+# default version (sql/bloomfilter--<default>.sql), and so has a database
+# where CREATE EXTENSION runs 1.0's script and the updates, the full script
+# hidden (pg_dump --binary-upgrade --schema-only, which dumps the
+# extension's members, with their columns in order, compared without OIDs).
 #
 # The libraries are installed into a private copy of the PostgreSQL
 # installation (its servers find their files relative to their binaries):
@@ -128,6 +131,13 @@ for my $d (values %dir)
 my $extdir = "$root$dir{sharedir}/extension";
 is(default_version("$extdir/bloomfilter.control"),
 	$default, "the installed extension is this checkout's version");
+
+# the full install script of default_version, which CREATE EXTENSION runs
+# (the Makefile's FULL_SCRIPT, generated from the chain): installed, and
+# the same as the checkout's
+my $full = "bloomfilter--$default.sql";
+ok(-f "$extdir/$full" && compare("$extdir/$full", "$src/sql/$full") == 0,
+	"the installed $full is the checkout's");
 
 # the installed (current) extension's files, put back after 1.0
 my @current = ("$root$dir{pkglibdir}/bloomfilter.so", glob("$extdir/bloomfilter*"));
@@ -307,7 +317,20 @@ sub walk_from
 	my $members = () = $fresh =~ /ALTER EXTENSION bloomfilter ADD/g;
 	cmp_ok($members, '>', 50, 'the dump lists the members of the extension');
 	same_text(catalog($node, 'bf_upgrade_bare'), $fresh,
-		"the catalog updated along @chain is a fresh install's");
+		"the catalog updated along @chain is a fresh install's (from $full)");
+
+	# and CREATE EXTENSION without the full script, which then runs the
+	# install script of 1.0 and every update script, makes it too
+	my $hidden = "$tmp/" . basename($full);
+	rename("$extdir/$full", $hidden) or die "$full: $!";
+	$node->safe_psql('postgres', 'CREATE DATABASE bf_upgrade_chain');
+	$node->safe_psql('bf_upgrade_chain', 'CREATE EXTENSION bloomfilter');
+	rename($hidden, "$extdir/$full") or die "$full: $!";
+	is($node->safe_psql('bf_upgrade_chain',
+			"SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'"),
+		$default, "without $full, CREATE EXTENSION makes $default from 1.0's script");
+	same_text(catalog($node, 'bf_upgrade_chain'), $fresh,
+		"the catalog of 1.0's script and the updates at CREATE EXTENSION is ${full}'s");
 	$node->stop;
 	return;
 }
