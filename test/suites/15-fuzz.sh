@@ -2,10 +2,11 @@
 # for a bounded time from the committed seed corpus, and any crash,
 # sanitizer report or broken invariant fails the suite.  libFuzzer when
 # clang has its fuzzer runtime, else the same harnesses under replay.c.
-# BF_FUZZ_SECONDS is the fuzzing time of the whole suite (default 50).
+# BF_FUZZ_SECONDS is the fuzzing time of the whole suite (default 15;
+# 50 with BF_LONG=1, the longer run of CI and run-all.sh --all).
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
-total="${BF_FUZZ_SECONDS:-50}"
+total="${BF_FUZZ_SECONDS:-$([ "${BF_LONG:-0}" = 1 ] && echo 50 || echo 15)}"
 harnesses="header text base64 names grow"
 per=$((total / 5))
 [ "$per" -ge 1 ] || per=1

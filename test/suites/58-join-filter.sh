@@ -7,14 +7,15 @@
 # cancelled), auto where it pays, REPEATABLE READ snapshots older than
 # another session's inserts, deletes with REINDEX, HOT updates with CREATE
 # INDEX.  Skipped (77) while the library has no such setting.
-# BF_JOIN_QUERIES: how many queries (default 3000); BF_JOIN_SEED: the seed
+# BF_JOIN_QUERIES: how many queries (default 400; 3000 with BF_LONG=1, the
+# longer run of CI and run-all.sh --all); BF_JOIN_SEED: the seed
 # (default a random one, printed: a failure names it and the query);
 # BF_JOIN_ARGS: more arguments (--self-test: the filter off in both runs,
 # a check of the harness itself)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 t0=$(date +%s)
-args=(--queries "${BF_JOIN_QUERIES:-3000}")
+args=(--queries "${BF_JOIN_QUERIES:-$([ "${BF_LONG:-0}" = 1 ] && echo 3000 || echo 400)}")
 [ -n "${BF_JOIN_SEED:-}" ] && args+=(--seed "$BF_JOIN_SEED")
 # shellcheck disable=SC2206 # words, on purpose
 [ -n "${BF_JOIN_ARGS:-}" ] && args+=(${BF_JOIN_ARGS})

@@ -5,8 +5,9 @@
 # by the server and by the Python client, and the change sets the reader
 # got replayed through the Go and JavaScript clients' refreshers where
 # their toolchains are here (CI runs this suite once more beside the
-# clients' suites for that).  BF_STRESS_SECONDS (default 60) and
-# BF_STRESS_SEED (default: a new one, printed) are passed on.
+# clients' suites for that).  BF_STRESS_SECONDS (default 20; 60 with
+# BF_LONG=1, the longer run of CI and run-all.sh --all) and BF_STRESS_SEED
+# (default: a new one, printed) are passed on.
 set -uo pipefail
 dir="$(mktemp -d /tmp/bf-stress.XXXXXX)"
 trap 'rm -rf "$dir"' EXIT
@@ -15,7 +16,7 @@ if [ "$(id -u)" = 0 ]; then
 	chown postgres: "$dir"
 	as=(runuser -u postgres --)
 fi
-"${as[@]}" env TMPDIR="$dir" BF_STRESS_SECONDS="${BF_STRESS_SECONDS:-60}" \
+"${as[@]}" env TMPDIR="$dir" BF_STRESS_SECONDS="${BF_STRESS_SECONDS:-$([ "${BF_LONG:-0}" = 1 ] && echo 60 || echo 20)}" \
 	BF_STRESS_SEED="${BF_STRESS_SEED:-}" /usr/bin/python3 test/stress.py --crash --tape "$dir/tape.json" || exit 1
 if command -v go >/dev/null; then
 	echo "-- the change sets through the Go client's Refresher"
