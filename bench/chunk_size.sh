@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/chunk_size.sh -- how the chunk size of the trigger method's filters
-# (BF_TRACK_CHUNK_BYTES, src/bf_track.h) trades WAL against throughput.
+# (BF_TRACK_CHUNK_BYTES, src/track/bf_track.h) trades WAL against throughput.
 #
 #   bash bench/chunk_size.sh [SIZES...]      (default: 128 256 1024)
 #

@@ -1,6 +1,6 @@
 --
 -- Join pre-filters from bloomfilter indexes (bloomfilter.join_filter;
--- src/bf_join_plan.c): the scan of a join's outer keys gets the qual
+-- src/join/bf_join_plan.c): the scan of a join's outer keys gets the qual
 -- bf_join_prefilter(index, key) where the inner table has a bloomfilter
 -- index on the key and dropping an outer row without a partner is what the
 -- join does anyway.  Where it is added and where not, that results do not
@@ -295,7 +295,7 @@ DEALLOCATE jf_tp;
 DROP TABLE jf_tracked;
 
 -- Run-time join filters (bloomfilter.runtime_join_filter;
--- src/bf_join_runtime.c): a "Bloom Build" node under a hash join's Hash
+-- src/join/bf_join_runtime.c): a "Bloom Build" node under a hash join's Hash
 -- node makes a filter of the inner keys as they are read, and the scan of
 -- the outer keys tests each row against it once it is complete.  No index
 -- needed: the index pre-filter is off here.

@@ -1,6 +1,6 @@
 /*
  * test_core.c
- *	  Unit tests of the PostgreSQL-free core (src/bloom_core.c): header
+ *	  Unit tests of the PostgreSQL-free core (src/core/bloom_core.c): header
  *	  encoding and validation, hashing vectors, add/test, sizing, base64,
  *	  and the text form (bloom_text.c).
  *	  Built and run by "make unitcheck"; prints "unit: N passed, M failed".
