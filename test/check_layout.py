@@ -69,6 +69,9 @@ def object_graph():
     """(edges: file -> {file: [symbols]}, files, folder of each file)."""
     defs, uses, where = {}, {}, {}
     for o in sorted(glob.glob(os.path.join(SRC, "**", "*.o"), recursive=True)):
+        # an object left by a build from before a file moved is not the code
+        if not os.path.exists(o[:-2] + ".c"):
+            continue
         name = os.path.basename(o)[:-2] + ".c"
         where[name] = folder_of(o)
         uses[name] = set()
