@@ -2,7 +2,7 @@
  *
  * bf_compat.h
  *	  The one place where the extension's code differs between the
- *	  PostgreSQL major versions it supports (15, 16, 17 and 18).  Every
+ *	  PostgreSQL major versions it supports (15 to 19).  Every
  *	  PG_VERSION_NUM test lives here; the rest of the code calls the
  *	  wrappers below.
  *
@@ -135,31 +135,51 @@ bf_parse_type_string(const char *str, Oid *typid, int32 *typmod, Node *escontext
 }
 
 /*
- * IndexAmRoutine fields added after 15, each set deliberately: the
- * bloomfilter index summarizes nothing, builds serially (the build is one
- * table scan that sets bits in memory, bounded by the scan, not by CPU),
- * needs no cleanup after a batch of inserts, and offers no hashing,
- * ordering or comparison-type translation to the planner.
+ * IndexAmRoutine fields added after 15, each set deliberately (designated
+ * initialisers of the constant routine, bf_index_am.c): the bloomfilter
+ * index summarizes nothing, builds serially (the build is one table scan
+ * that sets bits in memory, bounded by the scan, not by CPU), needs no
+ * cleanup after a batch of inserts, and offers no hashing, ordering or
+ * comparison-type translation to the planner.
  */
-static inline void
-bf_amroutine_newer_fields(IndexAmRoutine *am)
-{
 #if PG_VERSION_NUM >= 160000
-	am->amsummarizing = false;
+#define BF_AMROUTINE_FIELDS_16 .amsummarizing = false,
+#else
+#define BF_AMROUTINE_FIELDS_16
 #endif
 #if PG_VERSION_NUM >= 170000
-	am->amcanbuildparallel = false;
-	am->aminsertcleanup = NULL;
+#define BF_AMROUTINE_FIELDS_17 .amcanbuildparallel = false, .aminsertcleanup = NULL,
+#else
+#define BF_AMROUTINE_FIELDS_17
 #endif
 #if PG_VERSION_NUM >= 180000
-	am->amcanhash = false;
-	am->amconsistentequality = false;
-	am->amconsistentordering = false;
-	am->amgettreeheight = NULL;
-	am->amtranslatestrategy = NULL;
-	am->amtranslatecmptype = NULL;
+#define BF_AMROUTINE_FIELDS_18 \
+	.amcanhash = false, .amconsistentequality = false, \
+	.amconsistentordering = false, .amgettreeheight = NULL, \
+	.amtranslatestrategy = NULL, .amtranslatecmptype = NULL,
+#else
+#define BF_AMROUTINE_FIELDS_18
 #endif
-	(void) am;
+#define BF_AMROUTINE_NEWER_FIELDS \
+	BF_AMROUTINE_FIELDS_16 BF_AMROUTINE_FIELDS_17 BF_AMROUTINE_FIELDS_18
+
+/*
+ * What an index AM handler returns.  19 keeps the pointer it is given
+ * (GetIndexAmRoutine returns it const, relcache stores it, nothing frees
+ * it): the routine itself, a static constant.  Earlier versions own the
+ * struct (relcache copies it, amvalidate pfrees it): a palloc'd copy.
+ */
+static inline void *
+bf_amroutine_result(const IndexAmRoutine *routine)
+{
+#if PG_VERSION_NUM >= 190000
+	return unconstify(IndexAmRoutine *, routine);
+#else
+	IndexAmRoutine *copy = palloc(sizeof(IndexAmRoutine));
+
+	memcpy(copy, routine, sizeof(IndexAmRoutine));
+	return copy;
+#endif
 }
 
 /* a bitmap scan of another index (18 added an instrumentation argument) */
@@ -172,6 +192,41 @@ bf_index_beginscan_bitmap(Relation index, Snapshot snapshot, int nkeys)
 	return index_beginscan_bitmap(index, snapshot, nkeys);
 #endif
 }
+
+/*
+ * Iterating over an array in place (utils/arrayaccess.h): 19 takes the
+ * element type's length, by-value flag and alignment once, in
+ * array_iter_setup, where earlier versions take them at each
+ * array_iter_next.  Callers pass them to both wrappers.
+ */
+#if PG_VERSION_NUM >= 190000
+#define bf_array_iter_setup(it, a, elmlen, elmbyval, elmalign) \
+	array_iter_setup((it), (a), (elmlen), (elmbyval), (elmalign))
+#define bf_array_iter_next(it, isnull, i, elmlen, elmbyval, elmalign) \
+	array_iter_next((it), (isnull), (i))
+#else
+#define bf_array_iter_setup(it, a, elmlen, elmbyval, elmalign) \
+	array_iter_setup((it), (a))
+#define bf_array_iter_next(it, isnull, i, elmlen, elmbyval, elmalign) \
+	array_iter_next((it), (isnull), (i), (elmlen), (elmbyval), (elmalign))
+#endif
+
+/*
+ * The parameters of a planner_hook function, and the arguments it passes
+ * on to the previous hook or standard_planner: 19 added the ExplainState
+ * of an EXPLAIN (NULL otherwise).
+ */
+#if PG_VERSION_NUM >= 190000
+#define BF_PLANNER_PARAMS \
+	Query *parse, const char *query_string, int cursorOptions, \
+	ParamListInfo boundParams, ExplainState *es
+#define BF_PLANNER_ARGS parse, query_string, cursorOptions, boundParams, es
+#else
+#define BF_PLANNER_PARAMS \
+	Query *parse, const char *query_string, int cursorOptions, \
+	ParamListInfo boundParams
+#define BF_PLANNER_ARGS parse, query_string, cursorOptions, boundParams
+#endif
 
 /* this backend's local transaction id (17 moved it into vxid) */
 static inline LocalTransactionId
@@ -196,7 +251,14 @@ bf_heap_try_update(Relation rel, ItemPointer otid, HeapTuple tup, CommandId cid,
 	TM_FailureData tmfd;
 	LockTupleMode lockmode;
 	TM_Result	res;
-#if PG_VERSION_NUM >= 160000
+#if PG_VERSION_NUM >= 190000
+	TU_UpdateIndexes update_indexes = TU_None;
+
+	/* 19 added an options word (TABLE_UPDATE_*): none, logically decoded */
+	res = heap_update(rel, otid, tup, cid, 0, InvalidSnapshot, true, &tmfd, &lockmode,
+					  &update_indexes);
+	*needs_index = update_indexes != TU_None;
+#elif PG_VERSION_NUM >= 160000
 	TU_UpdateIndexes update_indexes = TU_None;
 
 	res = heap_update(rel, otid, tup, cid, InvalidSnapshot, true, &tmfd, &lockmode,

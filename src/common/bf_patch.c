@@ -14,6 +14,7 @@
  */
 #include "bf_patch.h"
 
+#include "bf_compat.h"		/* SET_VARSIZE: varatt.h on 16+ */
 #include "funcapi.h"
 #include "utils/pg_lsn.h"
 #include "utils/tuplestore.h"

@@ -193,57 +193,62 @@ bfvalidate(Oid opclassoid)
 
 PG_FUNCTION_INFO_V1(bloomfilter_am_handler);
 
+/*
+ * The routine is a constant: 19 keeps the handler's pointer (relcache,
+ * amvalidate) and never copies or frees it; bf_amroutine_result hands
+ * earlier versions the palloc'd copy they own.
+ */
+static const IndexAmRoutine bf_amroutine = {
+	.type = T_IndexAmRoutine,
+	.amstrategies = 1,
+	.amsupport = 0,
+	.amoptsprocnum = 0,
+	.amcanorder = false,
+	.amcanorderbyop = false,
+	.amcanbackward = false,
+	.amcanunique = false,
+	.amcanmulticol = true,
+	.amoptionalkey = true,
+	.amsearcharray = false,
+	.amsearchnulls = false,
+	.amstorage = false,
+	.amclusterable = false,
+	.ampredlocks = false,
+	.amcanparallel = false,
+	.amcaninclude = false,
+	.amusemaintenanceworkmem = false,
+	.amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL,
+	BF_AMROUTINE_NEWER_FIELDS
+	.amkeytype = InvalidOid,
+
+	.ambuild = bfbuild,
+	.ambuildempty = bfbuildempty,
+	.aminsert = bfinsert,
+	.ambulkdelete = bfbulkdelete,
+	.amvacuumcleanup = bfvacuumcleanup,
+	.amcanreturn = NULL,
+	.amcostestimate = bfcostestimate,
+	.amoptions = bfoptions,
+	.amproperty = NULL,
+	.ambuildphasename = NULL,
+	.amvalidate = bfvalidate,
+	.amadjustmembers = NULL,
+	/* bitmap scans only, to rule out an absent key (bfcostestimate) */
+	.ambeginscan = bfbeginscan,
+	.amrescan = bfrescan,
+	.amgettuple = NULL,
+	.amgetbitmap = bfgetbitmap,
+	.amendscan = bfendscan,
+	.ammarkpos = NULL,
+	.amrestrpos = NULL,
+	.amestimateparallelscan = NULL,
+	.aminitparallelscan = NULL,
+	.amparallelrescan = NULL,
+};
+
 Datum
 bloomfilter_am_handler(PG_FUNCTION_ARGS)
 {
-	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
-
 	bf_init_reloptions();
-
-	amroutine->amstrategies = 1;
-	amroutine->amsupport = 0;
-	amroutine->amoptsprocnum = 0;
-	amroutine->amcanorder = false;
-	amroutine->amcanorderbyop = false;
-	amroutine->amcanbackward = false;
-	amroutine->amcanunique = false;
-	amroutine->amcanmulticol = true;
-	amroutine->amoptionalkey = true;
-	amroutine->amsearcharray = false;
-	amroutine->amsearchnulls = false;
-	amroutine->amstorage = false;
-	amroutine->amclusterable = false;
-	amroutine->ampredlocks = false;
-	amroutine->amcanparallel = false;
-	amroutine->amcaninclude = false;
-	amroutine->amusemaintenanceworkmem = false;
-	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;
-	bf_amroutine_newer_fields(amroutine);
-	amroutine->amkeytype = InvalidOid;
-
-	amroutine->ambuild = bfbuild;
-	amroutine->ambuildempty = bfbuildempty;
-	amroutine->aminsert = bfinsert;
-	amroutine->ambulkdelete = bfbulkdelete;
-	amroutine->amvacuumcleanup = bfvacuumcleanup;
-	amroutine->amcanreturn = NULL;
-	amroutine->amcostestimate = bfcostestimate;
-	amroutine->amoptions = bfoptions;
-	amroutine->amproperty = NULL;
-	amroutine->ambuildphasename = NULL;
-	amroutine->amvalidate = bfvalidate;
-	amroutine->amadjustmembers = NULL;
-	/* bitmap scans only, to rule out an absent key (bfcostestimate) */
-	amroutine->ambeginscan = bfbeginscan;
-	amroutine->amrescan = bfrescan;
-	amroutine->amgettuple = NULL;
-	amroutine->amgetbitmap = bfgetbitmap;
-	amroutine->amendscan = bfendscan;
-	amroutine->ammarkpos = NULL;
-	amroutine->amrestrpos = NULL;
-	amroutine->amestimateparallelscan = NULL;
-	amroutine->aminitparallelscan = NULL;
-	amroutine->amparallelrescan = NULL;
-
-	PG_RETURN_POINTER(amroutine);
+	PG_RETURN_POINTER(bf_amroutine_result(&bf_amroutine));
 }

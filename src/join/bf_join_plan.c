@@ -801,12 +801,11 @@ depend_on_function(PlannedStmt *stmt, Oid funcoid)
 }
 
 static PlannedStmt *
-bf_planner(Query *parse, const char *query_string, int cursorOptions,
-		   ParamListInfo boundParams)
+bf_planner(BF_PLANNER_PARAMS)
 {
 	PlannedStmt *stmt = prev_planner ?
-		prev_planner(parse, query_string, cursorOptions, boundParams) :
-		standard_planner(parse, query_string, cursorOptions, boundParams);
+		prev_planner(BF_PLANNER_ARGS) :
+		standard_planner(BF_PLANNER_ARGS);
 	static Oid	prefilter_cached = InvalidOid;
 	static Oid	tracked_cached = InvalidOid;
 	static Oid	runtime_cached = InvalidOid;

@@ -387,13 +387,13 @@ bf_add_all(PG_FUNCTION_ARGS)
 
 	/* either form: the adder of a growing filter moves f.vl as it grows */
 	n = array_nitems(arr);
-	array_iter_setup(&it, arr);
+	bf_array_iter_setup(&it, arr, ti->typlen, ti->typbyval, ti->typalign);
 	bf_adder_init(&adder, &f, ti);
 	for (int i = 0; i < n; i++)
 	{
 		bool		isnull;
-		Datum		value = array_iter_next(&it, &isnull, i, ti->typlen,
-											ti->typbyval, ti->typalign);
+		Datum		value = bf_array_iter_next(&it, &isnull, i, ti->typlen,
+											   ti->typbyval, ti->typalign);
 
 		if (!isnull)
 			bf_adder_add(&adder, value);
@@ -501,12 +501,12 @@ contains_array(FunctionCallInfo fcinfo, bool want_all)
 	array_iter	it;
 	bool		sawnull = false;
 
-	array_iter_setup(&it, arr);
+	bf_array_iter_setup(&it, arr, ti->typlen, ti->typbyval, ti->typalign);
 	for (int i = 0; i < n; i++)
 	{
 		bool		isnull;
-		Datum		value = array_iter_next(&it, &isnull, i, ti->typlen,
-											ti->typbyval, ti->typalign);
+		Datum		value = bf_array_iter_next(&it, &isnull, i, ti->typlen,
+											   ti->typbyval, ti->typalign);
 
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();

@@ -14,6 +14,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
 
 /*
  * a | b: a window holding the keys of both, as if every key had been added
