@@ -36,7 +36,10 @@ EXPLAIN (COSTS OFF) SELECT * FROM users WHERE email = 'nobody@example.com';
 SELECT count(*) AS nobody FROM users WHERE email = 'nobody@example.com';
 EXPLAIN (COSTS OFF) SELECT * FROM users WHERE email = 'new@example.com';
 EXPLAIN (COSTS OFF) SELECT * FROM users WHERE email <> 'nobody@example.com';
-EXPLAIN (COSTS OFF) SELECT * FROM users WHERE email = NULL::text;
+-- (the plan's lines alike on every version: 19 adds the scan it replaces)
+\i test/sql/include/explain.sql
+SELECT test_explain('SELECT * FROM users WHERE email = NULL::text', '(Result|One-Time Filter)');
+DROP FUNCTION test_explain(text, text, boolean);
 -- a plan cached while the key was absent stays correct once it is inserted
 -- (the scan then hands every table page to the recheck)
 PREPARE later AS SELECT count(*) FROM users WHERE email = 'later@example.com';

@@ -51,7 +51,8 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b WHERE NOT EXISTS (SELECT 1 FRO
 -- an anti join by nested loop: its inner index scan asks the index first
 -- (a Result's one-time filter, again for each outer key), and an outer key
 -- the index says is absent is emitted without a btree descent
-SET enable_hashjoin = off; SET enable_mergejoin = off;
+-- (no Memoize, which 19 puts over the inner side of an anti join too)
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_memoize = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_big b WHERE NOT EXISTS (SELECT 1 FROM jf_small s WHERE s.k = b.k);
 SELECT test_explain('SELECT count(*) FROM jf_big b WHERE NOT EXISTS (SELECT 1 FROM jf_small s WHERE s.k = b.k)',
 					'(Anti Join|Result|Only Scan)', true);
@@ -62,7 +63,7 @@ SELECT a.n, a.total, (a.n, a.total) = (SELECT count(*), sum(b.id) FROM jf_big b
 									   WHERE NOT EXISTS (SELECT 1 FROM jf_small s WHERE s.k = b.k)) AS same
 FROM jf_anti a;
 SET bloomfilter.join_filter = on;
-RESET enable_hashjoin; RESET enable_mergejoin;
+RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_memoize;
 -- nor below a limit (it would change which rows the limit takes)
 EXPLAIN (COSTS OFF) SELECT count(*) FROM (SELECT * FROM jf_big LIMIT 100) b JOIN jf_small s ON s.k = b.k;
 -- nor for an inner key that is an expression of the column
