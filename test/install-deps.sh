@@ -30,16 +30,19 @@ fi
 PKGS="postgresql-$v postgresql-common postgresql-server-dev-$v libxxhash-dev make gcc libc6-dev"
 # tests: the reference reader, the released 1.0 for the upgrade test
 PKGS="$PKGS python3 python3-xxhash git"
+# the join-filter differential test (test/join_diff.py), which the matrix
+# runs too: psycopg 3
+PKGS="$PKGS python3-psycopg"
 # the TAP tests (test/t): PostgreSQL::Test::Cluster, which postgresql-client-$v
 # ships, runs its programs with IPC::Run
 PKGS="$PKGS libipc-run-perl"
 # the suites the version matrix does not run (BF_DEPS_MATRIX=1 there): the
-# malformed-input and reference suites (psycopg 3), the client libraries' (the Python
+# client libraries' (the Python
 # client's pytest and venv, Go and its drivers, node and npm from wherever
 # this machine has them) and, below, the fuzz suite's clang
 full="$([ "${BF_DEPS_MATRIX:-0}" = 1 ] && echo 0 || echo 1)"
 if [ "$full" = 1 ]; then
-	PKGS="$PKGS python3-psycopg python3-pytest python3-pip python3-venv python3-setuptools"
+	PKGS="$PKGS python3-pytest python3-pip python3-venv python3-setuptools"
 	# the Go and JavaScript clients: Go with lib/pq and pgx v4, and node
 	# with npm (from wherever this machine has them).  Not inside the
 	# fresh-machine check's root (BF_NESTED=1), where those two suites skip

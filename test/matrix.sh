@@ -1,13 +1,15 @@
 #!/bin/bash
 # The version matrix: builds the extension (no compiler warning allowed, from
-# gcc nor from clang's bitcode pass: test/bitcode_check.sh) and
-# runs the unit, layout, pg_regress, isolation and TAP (dump/restore, crash,
-# upgrade) suites on the PostgreSQL of other Debian releases, each in a
-# minimal Debian root (test/lib/debroot.sh: cached under
-# /var/cache/bloomfilter-test, a throwaway overlay per run).
+# gcc nor from clang's bitcode pass: test/bitcode_check.sh) and runs the
+# unit, layout, pg_regress, isolation, every TAP test (dump/restore, crash,
+# chunked filters, upgrade, rebuild worker), the join-filter differential
+# test and the README suite on the PostgreSQL of other Debian releases,
+# each in a minimal Debian root (test/lib/debroot.sh: BF_ROOTS names them;
+# cached under /var/cache/bloomfilter-test, a throwaway overlay per run).
 #
-#   bash test/matrix.sh               trixie (PostgreSQL 17) and sid (18)
-#   bash test/matrix.sh sid           one Debian suite
+#   bash test/matrix.sh               trixie (17), sid (18), sid-19 (19)
+#   bash test/matrix.sh sid-19        one root
+#   BF_MATRIX_SUITES="regress" ...    other suites of test/run-all.sh
 #
 # Bookworm's 15 is the version of the test command itself.  16 is not in
 # Debian's archive; the code is kept correct for it by its API
@@ -19,12 +21,13 @@ trap debroot_leave EXIT
 trap 'exit 130' INT TERM
 
 rc=0
-for suite in ${*:-trixie sid}; do
+suites="${BF_MATRIX_SUITES:-unit layout regress dump_restore crash track-chunks upgrade auto_rebuild join-filter readme}"
+for suite in ${*:-trixie sid sid-19}; do
 	t0=$(date +%s)
 	echo "matrix: [$(date +%T)] $suite"
 	if lower="$(debroot_prepare "$suite" deps "$PWD")" &&
 		debroot_enter "$lower" "$suite" "$PWD"; then
-		echo "matrix: [$(date +%T)] $suite root ready ($(($(date +%s) - t0)) s)"
+		echo "matrix: [$(date +%T)] $suite root ready, PostgreSQL $(debroot_field "$suite" 3) ($(($(date +%s) - t0)) s)"
 		# what test/install-deps.sh asks for now and the cached root lacks,
 		# with network; then, without (test/lib/debroot.sh), clang's bitcode
 		# pass with no warning (test/bitcode_check.sh: this version's headers
@@ -32,7 +35,7 @@ for suite in ${*:-trixie sid}; do
 		# without LLVM bitcode, which only JIT inlining uses (half the build)
 		debroot_run_in "$DEBROOT" "cd /src && bash test/install-deps.sh" BF_NESTED=1 BF_DEPS_MATRIX=1 &&
 			debroot_run_isolated "$DEBROOT" "cd /src && bash test/bitcode_check.sh" &&
-			debroot_run_isolated "$DEBROOT" "cd /src && bash test/run-all.sh unit layout regress dump_restore crash upgrade auto_rebuild" \
+			debroot_run_isolated "$DEBROOT" "cd /src && bash test/run-all.sh $suites" \
 				BF_NESTED=1 BF_DEPS_MATRIX=1 BF_MAKE_ARGS=with_llvm=no
 		r=$?
 	else

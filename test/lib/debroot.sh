@@ -16,12 +16,53 @@
 # every exit path) stops what still runs there and unmounts it all.
 
 BF_CACHE_DIR="${BF_CACHE_DIR:-/var/cache/bloomfilter-test}"
+
+# The roots with test dependencies (kind deps), one line each: the root's
+# name, its Debian suite, the PostgreSQL major its tests use, the archive
+# suite its postgresql-<V> packages come from ("-": the Debian suite's own)
+# and other majors installed beside it (for pg_upgrade and pg_dump across
+# majors; "-": none).  A name that is a plain Debian suite (bookworm,
+# trixie...) and is not listed here is that suite with its default
+# PostgreSQL.  19 is at its release candidate in Debian's experimental
+# suite: when it reaches sid, its line's fourth field becomes "-".
+BF_ROOTS="${BF_ROOTS:-
+trixie	trixie	17	-	-
+sid	sid	18	-	-
+sid-19	sid	19	experimental	18
+}"
 BF_MIRROR="${BF_MIRROR:-http://deb.debian.org/debian}"
 DEBROOT=""			# the root entered last
 _debroot_mounts=()		# mount points to undo, in order of mounting
 _debroot_tmp=()
 
 _debroot_say() { echo "debroot: [$(date +%T)] $*"; }
+
+# field $2 (1: name ... 5: other majors) of root $1's line of BF_ROOTS; for
+# a name not listed, the name itself as Debian suite and "-" otherwise
+debroot_field() {
+	local name="$1" n="$2" line
+	line="$(awk -v n="$name" '$1 == n' <<<"$BF_ROOTS" | head -1)"
+	if [ -z "$line" ]; then
+		case "$n" in 1 | 2) echo "$name" ;; *) echo - ;; esac
+		return
+	fi
+	awk -v n="$n" '{ print $n }' <<<"$line"
+}
+
+# the PostgreSQL packages of root $1 that come from another archive suite:
+# apt takes them from there (a pin for these names only: pinning the whole
+# suite pulls newer versions of unrelated packages, e.g. an incompatible
+# perl), and from the Debian suite itself once that has them
+_debroot_pg_sources() {
+	local dir="$1" name="$2" v from
+	v="$(debroot_field "$name" 3)"
+	from="$(debroot_field "$name" 4)"
+	[ "$from" != - ] || return 0
+	echo "deb $BF_MIRROR $from main" >"$dir/etc/apt/sources.list.d/bf-$from.list"
+	printf 'Package: %s\nPin: release a=%s\nPin-Priority: 990\n' \
+		"postgresql-$v postgresql-client-$v postgresql-server-dev-$v libpq-dev libpq5" "$from" \
+		>"$dir/etc/apt/preferences.d/bf-postgresql-$v"
+}
 
 # stops the processes still running inside root $1 (a cluster left by a
 # failed test), by pid
@@ -98,13 +139,17 @@ debroot_run_isolated() {
 		"$@" /bin/bash -c "$cmd"
 }
 
-# makes (once) the cached root of kind $2 (base or deps) for Debian suite $1
-# and prints its path; $3 (deps only): the source tree whose
-# test/install-deps.sh is run there
+# makes (once) the cached root of kind $2 (base or deps) named $1 (a Debian
+# suite, or for deps a name of BF_ROOTS) and prints its path; $3 (deps
+# only): the source tree whose test/install-deps.sh is run there, for the
+# root's PostgreSQL and then for each other major it lists
 debroot_prepare() {
-	local suite="$1" kind="$2" src="${3:-}"
-	local dir="$BF_CACHE_DIR/$suite/$kind"
-	mkdir -p "$BF_CACHE_DIR/$suite"
+	local name="$1" kind="$2" src="${3:-}"
+	local suite dir="$BF_CACHE_DIR/$1/$kind" v others
+	suite="$(debroot_field "$name" 2)"
+	v="$(debroot_field "$name" 3)"
+	others="$(debroot_field "$name" 5)"
+	mkdir -p "$BF_CACHE_DIR/$name"
 	(
 		flock 9
 		[ -e "$dir/.bf-ready" ] && exit 0
@@ -125,30 +170,37 @@ debroot_prepare() {
 			touch "$dir.new/.bf-ready"
 		else
 			base="$(debroot_prepare "$suite" base)" || exit 1
-			_debroot_say "installing test/install-deps.sh's packages into a copy of $suite (cached in $dir)" >&2
+			_debroot_say "installing test/install-deps.sh's packages into a copy of $suite for $name (cached in $dir)" >&2
 			cp -a "$base" "$dir.new"
 			rm -f "$dir.new/.bf-ready"
 			trap debroot_leave EXIT
 			_debroot_mount_inside "$dir.new" "$suite" "" || exit 1
 			cp /etc/resolv.conf "$dir.new/etc/resolv.conf" 2>/dev/null
+			_debroot_pg_sources "$dir.new" "$name"
 			cp "$src/test/install-deps.sh" "$dir.new/tmp/install-deps.sh"
-			debroot_run_in "$dir.new" "bash /tmp/install-deps.sh" BF_NESTED=1 BF_DEPS_MATRIX=1 >&2 ||
-				{ _debroot_say "test/install-deps.sh failed in $suite" >&2; exit 1; }
+			for pv in $([ "$v" = - ] || echo "$v") $([ "$others" = - ] || echo "${others//,/ }"); do
+				debroot_run_in "$dir.new" "bash /tmp/install-deps.sh" BF_NESTED=1 BF_DEPS_MATRIX=1 \
+					BF_PG_VERSION="$pv" >&2 ||
+					{ _debroot_say "test/install-deps.sh (PostgreSQL $pv) failed in $name" >&2; exit 1; }
+			done
+			[ "$v" != - ] || debroot_run_in "$dir.new" "bash /tmp/install-deps.sh" BF_NESTED=1 BF_DEPS_MATRIX=1 >&2 ||
+				{ _debroot_say "test/install-deps.sh failed in $name" >&2; exit 1; }
 			debroot_leave
 			rm -f "$dir.new/tmp/install-deps.sh"
 			touch "$dir.new/.bf-ready"
 		fi
 		mv "$dir.new" "$dir"
-	) 9>"$BF_CACHE_DIR/$suite/.lock-$kind" || return 1
+	) 9>"$BF_CACHE_DIR/$name/.lock-$kind" || return 1
 	echo "$dir"
 }
 
-# mounts a throwaway overlay over cached root $1 (from debroot_prepare) for
-# Debian suite $2, copies the source tree $3 (if given) to /src in it and
+# mounts a throwaway overlay over cached root $1 (from debroot_prepare)
+# named $2 (see debroot_prepare), copies the source tree $3 (if given) to /src in it and
 # sets DEBROOT; $4 = private: apt there writes to a layer of its own over
 # the package cache (see _debroot_mount_inside)
 debroot_enter() {
-	local lower="$1" suite="$2" src="$3" cache="${4:-shared}" t
+	local lower="$1" suite src="$3" cache="${4:-shared}" t
+	suite="$(debroot_field "$2" 2)"
 	t="$(mktemp -d /tmp/bf-root.XXXXXX)"
 	_debroot_tmp+=("$t")
 	mkdir -p "$t/rw" "$t/root"

@@ -1,4 +1,5 @@
-# the unit, layout, pg_regress, isolation and crash suites on PostgreSQL 17 (trixie)
-# and 18 (sid), each in a minimal Debian root
+# the version matrix (test/matrix.sh): the build and the suites that need no
+# root of their own on PostgreSQL 17 (trixie), 18 (sid) and 19 (sid with
+# Debian's experimental suite), each in a minimal Debian root
 [ "${BF_NESTED:-0}" = 1 ] && exit 77
 bash test/matrix.sh
