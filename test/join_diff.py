@@ -1634,9 +1634,11 @@ def main():
                             "the library has %s" % GUC if has_guc else
                             "the library has no %s" % GUC))
     with connect(base, autocommit=True) as conn:
+        # the database's collation from pg_database: 16 removed the
+        # lc_collate setting
         note("server %s, encoding %s, lc_collate %s" % conn.execute(
             "SELECT current_setting('server_version'), current_setting('server_encoding'), "
-            "current_setting('lc_collate')").fetchone())
+            "datcollate FROM pg_database WHERE datname = current_database()").fetchone())
         conn.execute("DROP DATABASE IF EXISTS %s" % args.dbname)
         conn.execute("CREATE DATABASE %s TEMPLATE template0" % args.dbname)
     db = pg_conninfo.make_conninfo(base, dbname=args.dbname)
