@@ -113,6 +113,15 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# prove through test/lib/tap_prove.sh (after PGXS's include, which sets
+# PROVE): as the user postgres when run as root, since PostgreSQL refuses
+# to run as root and the TAP tests make clusters of their own; and with
+# the files of an installation into DESTDIR (a Debian package build's
+# checks) in those clusters
+PROVE := $(abspath $(srcdir))/test/lib/tap_prove.sh $(PROVE)
+export BF_TAP_DESTDIR = $(DESTDIR)
+export BF_TAP_PKGLIBDIR = $(pkglibdir)
+
 # the clang pass that makes LLVM bitcode (with_llvm=yes) warns as the gcc
 # pass does: the no-warning rule holds for both (test/bitcode_check.sh)
 override BITCODE_CFLAGS += $(PG_CFLAGS)
