@@ -70,7 +70,11 @@ bf_track_worker_init(void)
 							   "On a change, the worker restarts connected to the new one.",
 							   &auto_rebuild_database, "postgres", PGC_SIGHUP, 0,
 							   NULL, NULL, NULL);
-	if (!process_shared_preload_libraries_in_progress)
+	/*
+	 * None in a server that pg_upgrade runs: its connection would make the
+	 * restore's DROP DATABASE fail
+	 */
+	if (!process_shared_preload_libraries_in_progress || IsBinaryUpgrade)
 		return;
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
