@@ -42,9 +42,10 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 # the releases: version, commit, the newest PostgreSQL major it builds on
+# (19 changed heap_update, array_iter and the headers it includes)
 my @releases = (
 	[ '1.0', '632cb821b28578709105d0cd9558970269596a5f', 15 ],
-	[ '1.1', 'e63f92210bc57d94443d7e558d8b39e4474a5557', 99 ]);
+	[ '1.1', 'e63f92210bc57d94443d7e558d8b39e4474a5557', 18 ]);
 # prove runs in the top directory of the checkout
 my $src = getcwd();
 
@@ -59,6 +60,12 @@ for my $r (@releases)
 	  . "(git fetch --unshallow)"
 	  unless $in_history;
 }
+
+# a major no release builds on has nothing to walk from (a catalog of 1.1
+# moving to 19 with pg_upgrade is test/t/007_pg_upgrade.pl's)
+my ($major) = `pg_config --version` =~ /(\d+)/;
+plan skip_all => "no released version builds on PostgreSQL $major"
+  unless grep { $major <= $_->[2] } @releases;
 
 # the builds of 1.0 are make processes of their own, not part of the make
 # that runs this test (its flags, jobserver and command-line variables)
