@@ -121,6 +121,7 @@ include $(PGXS)
 PROVE := $(abspath $(srcdir))/test/lib/tap_prove.sh $(PROVE)
 export BF_TAP_DESTDIR = $(DESTDIR)
 export BF_TAP_PKGLIBDIR = $(pkglibdir)
+export BF_TAP_SHAREDIR = $(datadir)
 
 # the clang pass that makes LLVM bitcode (with_llvm=yes) warns as the gcc
 # pass does: the no-warning rule holds for both (test/bitcode_check.sh)
