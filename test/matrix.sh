@@ -13,7 +13,7 @@
 #
 # Bookworm's 15 is the version of the test command itself.  16 is not in
 # Debian's archive; the code is kept correct for it by its API
-# (src/bf_compat.h).  Run as root.
+# (src/common/bf_compat.h).  Run as root.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . test/lib/debroot.sh
