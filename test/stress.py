@@ -152,7 +152,7 @@ class Run:
         self.lock = threading.Lock()
         self.counts = {}
         self.failures = []
-        self.prepared = []                  # (gid, commit?, when)
+        self.writers_done = threading.Event()
         self.gid = 0
 
     def count(self, what, n=1):
@@ -297,8 +297,6 @@ class Writer(Worker):
                 self.run_.gid += 1
                 gid = "stress-%d" % self.run_.gid
             c.execute("PREPARE TRANSACTION '%s'" % gid)
-            with self.run_.lock:
-                self.run_.prepared.append((gid, r.random() < 0.8, time.time() + r.random() * 0.3))
             self.run_.count("prepared")
         else:
             c.execute("COMMIT")
@@ -319,30 +317,34 @@ class Hammer(Writer):
 
 
 class Resolver(Worker):
-    """Commits or rolls back the prepared transactions when they are due,
-    from its own session (also after a crash, which they survive)."""
+    """Commits or rolls back the prepared transactions, each some time
+    after its PREPARE, from its own session.  It goes by what the server
+    lists, not by what writers were told: a PREPARE whose answer a crash
+    cut off is prepared all the same, and until it is resolved its locks
+    hold up every online rebuild.  It stops once every writer has."""
 
     def until(self):
-        with self.run_.lock:
-            left = len(self.run_.prepared)
-        return time.time() < self.run_.deadline or left > 0
+        return not self.run_.writers_done.is_set() or self.left > 0
+
+    left = 0
 
     def step(self):
-        now = time.time()
-        with self.run_.lock:
-            due = [p for p in self.run_.prepared if p[2] <= now or now > self.run_.deadline]
-        if not due:
-            time.sleep(0.05)
-            return
-        gid, commit, _ = due[0]
-        try:
-            self.conn.execute("%s PREPARED '%s'" % ("COMMIT" if commit else "ROLLBACK", gid))
-            self.run_.count("prepared and %s" % ("committed" if commit else "rolled back"))
-        except psycopg.errors.UndefinedObject:
-            # prepared in a transaction whose PREPARE the crash cut short
-            self.run_.count("prepared transactions lost in a crash")
-        with self.run_.lock:
-            self.run_.prepared.remove(due[0])
+        rows = self.conn.execute(
+            "SELECT gid, extract(epoch FROM now() - prepared) FROM pg_prepared_xacts "
+            "WHERE gid LIKE 'stress-%'").fetchall()
+        self.left = len(rows)
+        for gid, age in rows:
+            # each its own delay and outcome, from the seed and its name
+            r = random.Random("%d %s" % (self.run_.args.seed, gid))
+            if float(age) < r.random() * 0.3 and not self.run_.writers_done.is_set():
+                continue
+            commit = r.random() < 0.8
+            try:
+                self.conn.execute("%s PREPARED '%s'" % ("COMMIT" if commit else "ROLLBACK", gid))
+                self.run_.count("prepared and %s" % ("committed" if commit else "rolled back"))
+            except psycopg.errors.UndefinedObject:
+                pass
+        time.sleep(0.05)
 
 
 class Rebuilder(Worker):
@@ -545,12 +547,12 @@ def main():
         for t in threads:
             t.start()
         for t in threads:
+            if isinstance(t, Writer):
+                t.join()
+        run.writers_done.set()
+        for t in threads:
             t.join()
         run.stopping.set()
-        with cluster.connect() as c:
-            left = c.execute("SELECT gid FROM pg_prepared_xacts").fetchall()
-            for (gid,) in left:
-                c.execute("COMMIT PREPARED '%s'" % gid)
         for what, n in sorted(run.counts.items()):
             print("  %-55s %d" % (what, n))
         with open(cluster.logfile) as f:
