@@ -270,6 +270,7 @@ extern bool bf_in_tree(Oid relid, Oid root);
 extern void bf_lock_tree(Oid relid, LOCKMODE mode);
 extern void bf_check_no_children(Oid relid, const char *what);
 extern Oid	bf_find_bloom_index(Oid relid, AttrNumber attnum, Oid *invalid);
+extern AttrNumber bf_user_column(Oid relid, const char *colname);
 extern bool bf_index_usable(Oid indexoid);
 extern void bf_install_triggers(BfSpiContext *cx, int64 id, Oid relid);
 extern void bf_install_missing_triggers(BfSpiContext *cx, int64 id, Oid root);

@@ -198,6 +198,18 @@ check_select(Oid relid, const char *colname, AttrNumber attnum)
 
 /* ---- building an entry ---- */
 
+/* drop the index leaves and tree members an entry lists */
+static void
+drop_relations(TrackEntry *e)
+{
+	if (e->leaves)
+		pfree(e->leaves);
+	if (e->members)
+		pfree(e->members);
+	e->leaves = e->members = NULL;
+	e->nleaves = e->nmembers = 0;
+}
+
 /* before the privilege check: only what the catalogs tell anyone */
 static void
 build_column(TrackEntry *e, Oid relid, const char *colname)
@@ -208,22 +220,8 @@ build_column(TrackEntry *e, Oid relid, const char *colname)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid)));
-	attnum = get_attnum(relid, colname);
-	if (attnum == InvalidAttrNumber)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("column \"%s\" of relation \"%s\" does not exist",
-						colname, get_rel_name(relid))));
-	if (attnum < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot track system column \"%s\"", colname)));
-	if (e->leaves)
-		pfree(e->leaves);
-	if (e->members)
-		pfree(e->members);
-	e->leaves = e->members = NULL;
-	e->nleaves = e->nmembers = 0;
+	attnum = bf_user_column(relid, colname);
+	drop_relations(e);
 	e->attnum = attnum;
 	e->complete = false;
 	e->generation = ++track_generation;
@@ -308,12 +306,7 @@ build_source(const BfExt *ext, TrackEntry *e, Oid relid, const char *colname)
 	List	   *members;
 
 	/* what an earlier, failed build left */
-	if (e->leaves)
-		pfree(e->leaves);
-	if (e->members)
-		pfree(e->members);
-	e->leaves = e->members = NULL;
-	e->nleaves = e->nmembers = 0;
+	drop_relations(e);
 	tracked = bf_registry_fetch(ext, 0, relid, colname, false, &r);
 
 	/*

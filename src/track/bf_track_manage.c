@@ -63,24 +63,6 @@ check_args_not_null(FunctionCallInfo fcinfo, const char *fname)
 				 errmsg("%s: the table and the column must not be NULL", fname)));
 }
 
-/* the attribute number of a user column, or a clear error */
-static AttrNumber
-user_column(Oid relid, const char *colname)
-{
-	AttrNumber	attnum = get_attnum(relid, colname);
-
-	if (attnum == InvalidAttrNumber)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("column \"%s\" of relation \"%s\" does not exist",
-						colname, get_rel_name(relid))));
-	if (attnum < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot track system column \"%s\"", colname)));
-	return attnum;
-}
-
 /*
  * bf_track and bf_rebuild read the table with a fresh snapshot after
  * locking it; a transaction snapshot taken before the lock could miss rows
@@ -391,7 +373,7 @@ bf_track(PG_FUNCTION_ARGS)
 				 errmsg("cannot track \"%s\": it is a partition", get_rel_name(relid)),
 				 errdetail("Rows inserted through the partitioned table do not fire the statement triggers of its partitions."),
 				 errhint("Track the partitioned table at the root instead.")));
-	attnum = user_column(relid, colname);
+	attnum = bf_user_column(relid, colname);
 	/* fails early for types that cannot be hashed */
 	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
 	bf_typeinfo_init(&ti, typid, collid, CurrentMemoryContext);
@@ -522,7 +504,7 @@ static void
 rebuild_index(FunctionCallInfo fcinfo, BfSpiContext *cx, RegRow *r, Oid relid,
 			  const char *colname, double fpr)
 {
-	AttrNumber	attnum = user_column(relid, colname);
+	AttrNumber	attnum = bf_user_column(relid, colname);
 	Oid			invalid;
 	Oid			idx = bf_find_bloom_index(relid, attnum, &invalid);
 	char	   *created = NULL;
@@ -616,7 +598,7 @@ rebuild_concurrently(FunctionCallInfo fcinfo, Oid relid, Datum colname)
 		bf_not_tracked(relid, NameStr(*DatumGetName(colname)));
 	if (r.use_index)
 	{
-		Oid			idx = bf_find_bloom_index(relid, user_column(relid, NameStr(r.col)), NULL);
+		Oid			idx = bf_find_bloom_index(relid, bf_user_column(relid, NameStr(r.col)), NULL);
 
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -631,7 +613,7 @@ rebuild_concurrently(FunctionCallInfo fcinfo, Oid relid, Datum colname)
 	bf_check_fpr(fpr);
 	bf_check_local_rows(relid, "bf_rebuild");
 	bf_check_no_children(relid, "bf_rebuild");
-	attnum = user_column(relid, NameStr(r.col));
+	attnum = bf_user_column(relid, NameStr(r.col));
 	bf_install_missing_triggers(&cx, r.id, relid);
 	growing = r.growing || (r.chunk_bytes == 0 && r.filter_raw != NULL &&
 							bf_datum_is_growing(r.filter_raw));
@@ -690,7 +672,7 @@ bf_rebuild(PG_FUNCTION_ARGS)
 		bf_check_local_rows(relid, "bf_rebuild");
 		bf_check_no_children(relid, "bf_rebuild");
 	}
-	attnum = user_column(relid, colname);
+	attnum = bf_user_column(relid, colname);
 	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
 	bf_typeinfo_init(&ti, typid, collid, CurrentMemoryContext);
 

@@ -455,6 +455,24 @@ bf_new_tracked_filter(int64 capacity, double fpr, bool growing, int64 seed)
 	return f;
 }
 
+/* the attribute number of a user column, or a clear error */
+AttrNumber
+bf_user_column(Oid relid, const char *colname)
+{
+	AttrNumber	attnum = get_attnum(relid, colname);
+
+	if (attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						colname, get_rel_name(relid))));
+	if (attnum < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot track system column \"%s\"", colname)));
+	return attnum;
+}
+
 /*
  * Lock the table and, when partitioned, its partitions (as LOCK TABLE
  * does); then make sure it was not dropped while we waited.
