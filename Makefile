@@ -62,8 +62,9 @@ OBJS = $(OBJS_ENTRY) $(OBJS_COMMON) $(OBJS_CORE) $(OBJS_VALUE) $(OBJS_WINDOW) \
 # in order, and the full install script of default_version, which CREATE
 # EXTENSION runs when it exists (it makes the catalog that 1.0 and the
 # updates make: the upgrade suite compares the two).
-UPDATE_CHAIN = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql
-FULL_SCRIPT = sql/bloomfilter--1.2.sql
+UPDATE_CHAIN = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql sql/bloomfilter--1.1--1.2.sql \
+	sql/bloomfilter--1.2--1.3.sql
+FULL_SCRIPT = sql/bloomfilter--1.3.sql
 DATA = $(UPDATE_CHAIN) $(FULL_SCRIPT)
 
 # pg_regress suites, in order (setup creates the extension)

@@ -1,4 +1,4 @@
-/* bloomfilter--1.2.sql */
+/* bloomfilter--1.3.sql */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION bloomfilter" to load this file. \quit
@@ -1459,3 +1459,11 @@ CREATE FUNCTION bf_runtime_filter(filter integer, key anyelement) RETURNS bool
 	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
 COMMENT ON FUNCTION bf_runtime_filter(integer, anyelement) IS
 	'false when the key is definitely not among a hash join''s inner keys (the run-time join filter''s qual); true where it cannot tell';
+
+-- ======== bloomfilter--1.2--1.3.sql ========
+
+
+-- Every object the extension gains or changes after 1.2.  A new
+-- installation runs the scripts of the chain up to this one (make
+-- full-script), so a fresh 1.3 and an updated 1.2 have the same catalog
+-- (test/t/003_upgrade.pl).
