@@ -52,6 +52,7 @@ OBJS_TRACK = src/track/bf_track_registry.o src/track/bf_track_objects.o \
 	src/track/bf_track_manage.o src/track/bf_track_lookup.o src/track/bf_track_view.o \
 	src/track/bf_track_ddl.o src/track/bf_track_sync.o src/track/bf_track_changes.o \
 	src/track/bf_track_chunks.o src/track/bf_track_chunks_write.o src/track/bf_track_grow.o \
+	src/track/bf_track_places.o \
 	src/track/bf_track_rebuild.o src/track/bf_track_worker.o src/track/bf_trigger.o \
 	src/track/bf_sync_into.o
 

@@ -9,7 +9,7 @@
 #   cg_run OUT < SQL  one single-user backend under callgrind, output OUT
 #   cg_total OUT      the whole run's instructions
 
-BIN="$(pg_config --bindir)"
+BIN="${PG_BINDIR:-$(pg_config --bindir)}"
 
 as_pg() {
 	if [ "$(id -u)" -eq 0 ]; then

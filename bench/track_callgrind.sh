@@ -12,10 +12,14 @@
 # prints for each function (N2 total - N1 total) / (N2 - N1): the cost of
 # one statement with everything but the per-statement work subtracted.
 #
-# Output: one line "index <instructions>" and one line "might <instructions>".
+# Output: one line "index <instructions>", one line "might <instructions>"
+# and one line "exists <instructions>": the statement a filter is meant to
+# spare, SELECT EXISTS (SELECT 1 FROM cg_users WHERE email = $1), over a
+# btree on the column; then the ratios "might/exists" and "index/exists".
 # METHOD=trigger tracks the column with method 'trigger' instead (the
 # filter in the registry, read through the backend's filter cache): then
-# only the "might" line.
+# no "index" line.  KINDS="might exists" measures only those; CG_KEEP=DIR
+# keeps callgrind's outputs there (KIND.N.out) for callgrind_annotate.
 set -euo pipefail
 
 ROWS="${ROWS:-1000000}"
@@ -28,17 +32,21 @@ cg_psql <<SQL >/dev/null
 CREATE TABLE cg_users (id bigint, email text);
 INSERT INTO cg_users SELECT g, 'user' || g || '@example.com' FROM generate_series(1, $ROWS) g;
 SELECT bf_track('cg_users', 'email', method => '$METHOD');
+CREATE INDEX cg_users_email_btree ON cg_users USING btree (email);
 VACUUM ANALYZE cg_users;
 SQL
 idx="$(cg_psql -A -t -c "SELECT bf_track_index('cg_users', 'email')::oid")"
-kinds="index might"
-[ "$METHOD" = trigger ] && kinds="might"
+kinds="index might exists"
+[ "$METHOD" = trigger ] && kinds="might exists"
+kinds="${KINDS:-$kinds}"
 cg_stop
 
 script() {
 	# script KIND N
 	if [ "$1" = might ]; then
 		echo "PREPARE p(text) AS SELECT bf_might_contain('cg_users', 'email', \$1)"
+	elif [ "$1" = exists ]; then
+		echo "PREPARE p(text) AS SELECT EXISTS (SELECT 1 FROM cg_users WHERE email = \$1)"
 	else
 		echo "PREPARE p(text) AS SELECT bf_index_contains($idx::regclass, \$1)"
 	fi
@@ -50,10 +58,21 @@ total() {
 	# total KIND N: instructions of a whole single-user session
 	script "$1" "$2" >"$dir/script.sql"
 	cg_run "$dir/cg.out" <"$dir/script.sql"
+	if [ -n "${CG_KEEP:-}" ]; then cp "$dir/cg.out" "$CG_KEEP/$1.$2.out"; fi
 	cg_total "$dir/cg.out"
 }
+declare -A per
 for kind in $kinds; do
 	a="$(total "$kind" "$N1")"
 	b="$(total "$kind" "$N2")"
-	echo "$kind $(((b - a) / (N2 - N1)))"
+	per[$kind]=$(((b - a) / (N2 - N1)))
+	echo "$kind ${per[$kind]}"
 done
+if [ -n "${per[exists]:-}" ]; then
+	for kind in might index; do
+		if [ -n "${per[$kind]:-}" ]; then
+			awk -v a="${per[$kind]}" -v b="${per[exists]}" -v k="$kind" \
+				'BEGIN { printf "%s/exists %.3f\n", k, a / b }'
+		fi
+	done
+fi

@@ -228,6 +228,21 @@ bf_index_beginscan_bitmap(Relation index, Snapshot snapshot, int nkeys)
 #define BF_PLANNER_ARGS parse, query_string, cursorOptions, boundParams
 #endif
 
+/*
+ * index_beginscan without instrumentation: 18 added its instrumentation
+ * argument, 19 a word of scan options
+ */
+#if PG_VERSION_NUM >= 190000
+#define bf_index_beginscan(heap, index, snap, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snap), NULL, (nkeys), (norderbys), SO_NONE)
+#elif PG_VERSION_NUM >= 180000
+#define bf_index_beginscan(heap, index, snap, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snap), NULL, (nkeys), (norderbys))
+#else
+#define bf_index_beginscan(heap, index, snap, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snap), (nkeys), (norderbys))
+#endif
+
 /* this backend's local transaction id (17 moved it into vxid) */
 static inline LocalTransactionId
 bf_local_xid(void)

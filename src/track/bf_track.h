@@ -11,8 +11,12 @@
 
 #include "bf_grow.h"
 
+#include "access/htup.h"
+#include "access/tupdesc.h"
 #include "nodes/pg_list.h"
+#include "storage/buf.h"
 #include "storage/lockdefs.h"
+#include "utils/relcache.h"
 #include "utils/snapshot.h"
 
 /* attribute numbers of bf_registry as created by 1.0 (never reordered) */
@@ -116,6 +120,8 @@ typedef struct RegRow
 	const char *malformed;		/* what is wrong with the header, or NULL */
 	bool		rebuilding;		/* an online rebuild runs: writers log their keys */
 	bool		mine;			/* this row version was written by this transaction */
+	ItemPointerData tid;		/* this row version's place and writer */
+	TransactionId xmin;
 } RegRow;
 
 /*
@@ -141,6 +147,8 @@ extern bool bf_registry_fetch(const BfExt *ext, int64 id, Oid relid,
 							  const char *colname, bool latest, RegRow *out);
 extern bool bf_registry_fetch_damaged(const BfExt *ext, int64 id, Oid relid,
 									  const char *colname, bool latest, RegRow *out);
+extern void bf_registry_decode(const BfExt *ext, TupleDesc desc, HeapTuple tup,
+							   RegRow *out);
 extern bool bf_registry_attnum(const BfExt *ext, int64 id, AttrNumber *attnum,
 							   Oid *typid, Oid *collid);
 extern struct BfCachedFilter *bf_registry_filter_hold(RegRow *r, BfFilter *f);
@@ -205,10 +213,11 @@ extern bytea *bf_chunks_frame(const RegRow *r);
 extern bytea *bf_chunks_value_frame(const struct varlena *vl);
 extern int32 bf_chunks_count(const RegRow *r);
 extern const BfChunkLayer *bf_chunks_layer_of(const RegRow *r, int32 c);
+struct BfChunkPlaces;
 extern bool bf_chunks_test(const BfExt *ext, const RegRow *r, BfTypeInfo *ti,
-						   Datum value, Snapshot snap);
+						   Datum value, Snapshot snap, struct BfChunkPlaces *places);
 extern bool bf_chunks_test_hash(const BfExt *ext, const RegRow *r, uint64 h,
-								int nlayers, Snapshot snap);
+								int nlayers, Snapshot snap, struct BfChunkPlaces *places);
 extern int64 bf_chunks_sample(const BfExt *ext, const RegRow *r, int32 limit);
 extern struct varlena *bf_chunks_assemble(const BfExt *ext, const RegRow *r,
 										  Snapshot snap, uint64 since, bool *changed);
@@ -249,6 +258,38 @@ extern SysScanDesc bf_chunk_scan(Relation rel, Relation idx, int64 id, int32 chu
 extern void bf_chunk_row(HeapTuple tup, TupleDesc desc, BfChunkRow *c);
 extern uint64 bf_chunk_blocks(const RegRow *r, int32 c);
 extern void bf_bad_chunk(const RegRow *r, int32 c);
+
+/*
+ * bf_track_places.c: where a registry row and chunk rows lie, kept by a
+ * backend between statements.  Only places are kept, never what a row
+ * says: each use fetches the row version the snapshot sees at the place
+ * kept (the root of its HOT chain), checks that it is the row wanted (its
+ * key: unique, so the one version a snapshot sees), and falls back to
+ * the index when it is not.
+ */
+typedef struct BfRowPlace
+{
+	ItemPointerData root;		/* of the registry row's HOT chain */
+	ItemPointerData seen;		/* the version last decoded, and its writer */
+	TransactionId seen_xmin;
+} BfRowPlace;
+
+typedef struct BfChunkPlaces BfChunkPlaces;
+
+typedef enum BfFetchKept
+{
+	BF_KEPT_NONE,				/* no registry row */
+	BF_KEPT_SAME,				/* the version last decoded: *out untouched */
+	BF_KEPT_NEW					/* another version, decoded into *out */
+} BfFetchKept;
+
+extern BfFetchKept bf_registry_fetch_kept(const BfExt *ext, BfRowPlace *place, Oid relid,
+										  const char *colname, Snapshot snap, RegRow *out);
+extern BfChunkPlaces *bf_chunk_places_new(MemoryContext mcxt);
+extern void bf_chunk_places_reset(BfChunkPlaces *p);
+extern bool bf_chunk_fetch(Relation rel, Oid idxoid, Relation *idx, BfChunkPlaces *p,
+						   const RegRow *r, int32 c, Snapshot snap, Buffer *buf,
+						   HeapTuple tup);
 
 /* bf_track_grow.c: growing filters in chunks */
 extern void bf_grow_chunks_add(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti,

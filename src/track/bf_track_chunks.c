@@ -41,6 +41,7 @@
 #include "catalog/index.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/memutils.h"
@@ -279,27 +280,47 @@ bf_bad_chunk(const RegRow *r, int32 c)
 
 /*
  * Test hash h against the first nlayers layers of r, as snap sees them:
- * one chunk row read per layer.
+ * one chunk row read per layer, found through the places kept in places
+ * (bf_track_places.c) when not NULL, else through the index.
  */
 bool
 bf_chunks_test_hash(const BfExt *ext, const RegRow *r, uint64 h, int nlayers,
-					Snapshot snap)
+					Snapshot snap, BfChunkPlaces *places)
 {
 	uint64		per = r->chunk_bytes / BLOOM_BLOCK_BYTES;
 	Relation	rel;
 	Relation	idx;
 	bool		found = false;
 
-	readers_open(ext, &rel, &idx);
+	if (places)
+	{
+		rel = table_open(ext->chunk_relid, AccessShareLock);
+		idx = NULL;
+	}
+	else
+		readers_open(ext, &rel, &idx);
 	for (int i = 0; i < nlayers && !found; i++)
 	{
 		const BfChunkLayer *l = &r->layers[i];
 		uint64		block = bloom_block_of(h, l->hdr.nblocks);
 		int32		c = l->first + (int32) (block / per);
-		SysScanDesc scan = bf_chunk_scan(rel, idx, r->id, c, true, snap);
-		HeapTuple	tup = systable_getnext_ordered(scan, ForwardScanDirection);
+		SysScanDesc scan = NULL;
+		Buffer		buf = InvalidBuffer;
+		HeapTupleData fetched;
+		HeapTuple	tup = &fetched;
 		BfChunkRow	row;
 
+		if (places)
+		{
+			if (!bf_chunk_fetch(rel, ext->chunk_pkey, &idx, places, r, c, snap, &buf,
+								&fetched))
+				tup = NULL;
+		}
+		else
+		{
+			scan = bf_chunk_scan(rel, idx, r->id, c, true, snap);
+			tup = systable_getnext_ordered(scan, ForwardScanDirection);
+		}
 		if (!HeapTupleIsValid(tup))
 			bf_bad_chunk(r, c);
 		bf_chunk_row(tup, RelationGetDescr(rel), &row);
@@ -307,9 +328,20 @@ bf_chunks_test_hash(const BfExt *ext, const RegRow *r, uint64 h, int nlayers,
 			bf_bad_chunk(r, c);
 		found = bloom_block_test(row.bits + (block % per) * BLOOM_BLOCK_BYTES,
 								 l->hdr.nhashes, h);
-		systable_endscan_ordered(scan);
+		if (BufferIsValid(buf))
+			UnlockReleaseBuffer(buf);
+		if (scan)
+			systable_endscan_ordered(scan);
 	}
-	readers_close(rel, idx);
+	if (places)
+	{
+		/* kept to the transaction's end, as a query's are */
+		if (idx)
+			index_close(idx, NoLock);
+		table_close(rel, NoLock);
+	}
+	else
+		readers_close(rel, idx);
 	return found;
 }
 
@@ -319,7 +351,7 @@ bf_chunks_test_hash(const BfExt *ext, const RegRow *r, uint64 h, int nlayers,
  */
 bool
 bf_chunks_test(const BfExt *ext, const RegRow *r, BfTypeInfo *ti, Datum value,
-			   Snapshot snap)
+			   Snapshot snap, BfChunkPlaces *places)
 {
 	BloomHeader hdr = r->hdr;
 
@@ -331,7 +363,7 @@ bf_chunks_test(const BfExt *ext, const RegRow *r, BfTypeInfo *ti, Datum value,
 		bf_check_family(&hdr, NULL, ti, false);
 	}
 	return bf_chunks_test_hash(ext, r, bf_hash_datum(ti, value, hdr.seed), r->nlayers,
-							   snap);
+							   snap, places);
 }
 
 /*

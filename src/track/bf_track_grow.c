@@ -205,7 +205,7 @@ drop_held(const BfExt *ext, const RegRow *r, const struct varlena *whole,
 		if (mem)
 			held = bloom_grow_test_hash(mem, hashes[i]);
 		else
-			held = bf_chunks_test_hash(ext, r, hashes[i], r->nlayers - 1, snap);
+			held = bf_chunks_test_hash(ext, r, hashes[i], r->nlayers - 1, snap, NULL);
 		if (!held)
 			hashes[kept++] = hashes[i];
 	}

@@ -69,11 +69,23 @@ typedef struct TrackEntry
 	Oid		   *leaves;			/* ... and the indexes that hold bits */
 	int			nmembers;
 	Oid		   *members;		/* relations whose invalidation drops the entry */
+
+	/*
+	 * Method 'trigger': where the registry row and the chunks lie, and the
+	 * registry row version last read there (bf_track_places.c), kept
+	 * between statements; row_stamp is new with every version kept.
+	 */
+	BfRowPlace	place;
+	bool		row_valid;
+	uint64		row_stamp;
+	RegRow		row;			/* in track_mcxt */
+	BfChunkPlaces *chunks;
 } TrackEntry;
 
 static HTAB *track_htab = NULL;
 static MemoryContext track_mcxt = NULL;
 static uint64 track_generation = 0;
+static uint64 track_row_stamps = 0;
 static uint64 track_invals = 0;
 static Oid	track_registry = InvalidOid;	/* the registry the entries read */
 
@@ -136,6 +148,9 @@ track_entry_lookup(Oid relid, const char *colname)
 		e->valid = false;
 		e->leaves = NULL;
 		e->members = NULL;
+		e->row_valid = false;
+		memset(&e->row, 0, sizeof(RegRow));
+		e->chunks = NULL;
 	}
 	return e;
 }
@@ -210,6 +225,36 @@ drop_relations(TrackEntry *e)
 	e->nleaves = e->nmembers = 0;
 }
 
+/* free what a kept registry row points to */
+static void
+free_row(RegRow *r)
+{
+	if (r->filter_raw)
+		pfree(r->filter_raw);
+	if (r->changes_raw)
+		pfree(r->changes_raw);
+	if (r->layers)
+		pfree(r->layers);
+	r->filter_raw = r->changes_raw = NULL;
+	r->layers = NULL;
+}
+
+/* forget the registry row kept and the places of the row and its chunks */
+static void
+forget_row(TrackEntry *e)
+{
+	if (e->row_valid)
+	{
+		free_row(&e->row);
+		if (e->row.stale)
+			pfree(e->row.stale);
+	}
+	e->row_valid = false;
+	memset(&e->place, 0, sizeof(e->place));
+	if (e->chunks)
+		bf_chunk_places_reset(e->chunks);
+}
+
 /* before the privilege check: only what the catalogs tell anyone */
 static void
 build_column(TrackEntry *e, Oid relid, const char *colname)
@@ -222,6 +267,7 @@ build_column(TrackEntry *e, Oid relid, const char *colname)
 				 errmsg("relation with OID %u does not exist", relid)));
 	attnum = bf_user_column(relid, colname);
 	drop_relations(e);
+	forget_row(e);
 	e->attnum = attnum;
 	e->complete = false;
 	e->generation = ++track_generation;
@@ -369,6 +415,7 @@ typedef struct LookupCall
 	bool		suboverflowed;
 	TransactionId *xip;			/* xip, then subxip */
 	RegRow		row;			/* filter_raw in fn_mcxt */
+	uint64		row_stamp;		/* the entry's row it is a copy of */
 
 	/* the row's filter, held in the backend's cache while the row is kept */
 	bool		filter_valid;
@@ -503,7 +550,45 @@ keep_varlena(MemoryContext mcxt, const struct varlena *v)
 	return copy;
 }
 
-/* method 'trigger': the registry row the statement's snapshot sees */
+/* the snapshot a lookup reads the registry row and the chunks of a filter with */
+static Snapshot
+lookup_snapshot(void)
+{
+	return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
+}
+
+/* *dst = src, with what it points to copied into mcxt (dst's own freed) */
+static void
+keep_row(RegRow *dst, const RegRow *src, MemoryContext mcxt)
+{
+	free_row(dst);
+	*dst = *src;
+	if (src->layers)
+	{
+		dst->layers = MemoryContextAlloc(mcxt, sizeof(BfChunkLayer) * src->nlayers);
+		memcpy(dst->layers, src->layers, sizeof(BfChunkLayer) * src->nlayers);
+	}
+	dst->filter_raw = keep_varlena(mcxt, src->filter_raw);
+	dst->changes_raw = keep_varlena(mcxt, src->changes_raw);
+}
+
+static void
+changed_error(Oid relid, const char *colname)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("the filter of column \"%s\" of table \"%s\" changed during the lookup",
+					colname, get_rel_name(relid)),
+			 errhint("Retry the statement.")));
+}
+
+/*
+ * Method 'trigger': the registry row the statement's snapshot sees.  The
+ * entry keeps the row's place and the version last read there between
+ * statements (bf_track_places.c): a statement whose snapshot sees that
+ * version again reads one heap page, and neither the index nor the row's
+ * columns.
+ */
 static RegRow *
 probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
 			   TrackEntry *e)
@@ -516,50 +601,49 @@ probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
 		same_snapshot(c, false, NULL))
 		return &c->row;
 	c->probe_valid = false;
-	if (!bf_registry_fetch(ext, 0, relid, colname, false, &fresh) || fresh.use_index)
+	if (!e->row_valid)
+		ItemPointerSetInvalid(&e->place.seen);
+	switch (bf_registry_fetch_kept(ext, &e->place, relid, colname, lookup_snapshot(), &fresh))
 	{
-		/* untracked or changed since the entry was built: start over */
-		e->valid = false;
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the filter of column \"%s\" of table \"%s\" changed during the lookup",
-						colname, get_rel_name(relid)),
-				 errhint("Retry the statement.")));
+		case BF_KEPT_NONE:
+			/* untracked since the entry was built: start over */
+			e->valid = false;
+			changed_error(relid, colname);
+			break;
+		case BF_KEPT_NEW:
+			if (fresh.use_index)
+			{
+				e->valid = false;
+				changed_error(relid, colname);
+			}
+			if (e->row_valid && e->row.stale)
+				pfree(e->row.stale);
+			keep_row(&e->row, &fresh, track_mcxt);
+			if (fresh.stale)
+				e->row.stale = MemoryContextStrdup(track_mcxt, fresh.stale);
+			e->row_valid = true;
+			e->row_stamp = ++track_row_stamps;
+			break;
+		case BF_KEPT_SAME:
+			break;
 	}
-	if (fresh.stale)
-		stale_error(relid, colname, fresh.stale);
-	if (fresh.filter_raw == NULL && fresh.chunk_bytes == 0)
+	if (e->row.stale)
+		stale_error(relid, colname, e->row.stale);
+	if (e->row.filter_raw == NULL && e->row.chunk_bytes == 0)
 		stale_error(relid, colname, "The registry holds no filter for the column.");
 
 	/* keep the probe for the rest of the statement */
 	lookup_release(c);
-	if (c->row.filter_raw)
-		pfree(c->row.filter_raw);
-	if (c->row.changes_raw)
-		pfree(c->row.changes_raw);
-	if (c->row.layers)
-		pfree(c->row.layers);
-	c->row = fresh;
-	c->row.stale = NULL;
-	if (fresh.layers)
+	if (c->row_stamp != e->row_stamp)
 	{
-		c->row.layers = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
-										   sizeof(BfChunkLayer) * fresh.nlayers);
-		memcpy(c->row.layers, fresh.layers, sizeof(BfChunkLayer) * fresh.nlayers);
+		keep_row(&c->row, &e->row, fcinfo->flinfo->fn_mcxt);
+		c->row.stale = NULL;
+		c->row_stamp = e->row_stamp;
 	}
-	c->row.filter_raw = keep_varlena(fcinfo->flinfo->fn_mcxt, fresh.filter_raw);
-	c->row.changes_raw = keep_varlena(fcinfo->flinfo->fn_mcxt, fresh.changes_raw);
 	c->probe_generation = e->generation;
 	c->chunk_reads = 0;
 	c->probe_valid = same_snapshot(c, true, fcinfo->flinfo->fn_mcxt);
 	return &c->row;
-}
-
-/* the snapshot a lookup reads the chunks of a filter with */
-static Snapshot
-lookup_snapshot(void)
-{
-	return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
 }
 
 /*
@@ -632,7 +716,12 @@ might_contain(FunctionCallInfo fcinfo, LookupCall *c)
 	 */
 	if (c->row.chunk_bytes > 0 && !c->filter_valid &&
 		c->chunk_reads++ < (uint64) (16 + bf_chunks_count(&c->row) / (8 * c->row.nlayers)))
-		PG_RETURN_BOOL(bf_chunks_test(ext, &c->row, &c->ti, value, lookup_snapshot()));
+	{
+		if (e->chunks == NULL)
+			e->chunks = bf_chunk_places_new(track_mcxt);
+		PG_RETURN_BOOL(bf_chunks_test(ext, &c->row, &c->ti, value, lookup_snapshot(),
+									  e->chunks));
+	}
 	f = lookup_filter(fcinfo, ext, c);
 	PG_RETURN_BOOL(bf_filter_test(f, &c->ti, value));
 }

@@ -646,6 +646,70 @@ key_share_locked(HeapTuple tup)
 }
 
 /*
+ * Decode registry row tup (read by this backend, a copy or in a locked
+ * buffer) into *out; its own id (t_self) and xmin with it.
+ */
+void
+bf_registry_decode(const BfExt *ext, TupleDesc desc, HeapTuple tup, RegRow *out)
+{
+	bool		isnull;
+	Datum		d;
+
+	memset(out, 0, sizeof(RegRow));
+	out->id = DatumGetInt64(heap_getattr(tup, Anum_bf_registry_id, desc, &isnull));
+	out->rebuilding = key_share_locked(tup);
+	out->mine = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data));
+	out->tbl = DatumGetObjectId(heap_getattr(tup, Anum_bf_registry_tbl, desc, &isnull));
+	namestrcpy(&out->col,
+			   NameStr(*DatumGetName(heap_getattr(tup, Anum_bf_registry_col, desc, &isnull))));
+	out->use_index = strcmp(TextDatumGetCString(heap_getattr(tup, Anum_bf_registry_method,
+															desc, &isnull)), "index") == 0;
+	out->capacity = DatumGetInt64(heap_getattr(tup, Anum_bf_registry_capacity, desc, &isnull));
+	out->fpr = DatumGetFloat8(heap_getattr(tup, Anum_bf_registry_fpr, desc, &isnull));
+	if (ext->att_stale)
+	{
+		d = heap_getattr(tup, ext->att_stale, desc, &isnull);
+		out->stale = isnull ? NULL : TextDatumGetCString(d);
+	}
+	if (ext->att_created_index)
+	{
+		d = heap_getattr(tup, ext->att_created_index, desc, &isnull);
+		out->has_created_index = !isnull;
+		if (!isnull)
+			namestrcpy(&out->created_index, NameStr(*DatumGetName(d)));
+	}
+	if (ext->att_version)
+	{
+		d = heap_getattr(tup, ext->att_version, desc, &isnull);
+		out->has_version = !isnull;
+		out->version = isnull ? 0 : DatumGetInt64(d);
+	}
+	if (ext->att_changes)
+	{
+		d = heap_getattr(tup, ext->att_changes, desc, &isnull);
+		out->changes_raw = isnull ? NULL :
+			(struct varlena *) DatumGetPointer(datumCopy(d, false, -1));
+	}
+	if (ext->att_chunk_bytes)
+	{
+		d = heap_getattr(tup, ext->att_chunk_bytes, desc, &isnull);
+		out->chunk_bytes = isnull ? 0 : DatumGetInt32(d);
+		d = heap_getattr(tup, ext->att_written, desc, &isnull);
+		out->written = isnull ? 0 : U64FromFullTransactionId(DatumGetFullTransactionId(d));
+		if (out->chunk_bytes != 0)
+			out->malformed = read_chunked_header(out, heap_getattr(tup, ext->att_header,
+																   desc, &isnull),
+												 isnull);
+	}
+	d = heap_getattr(tup, Anum_bf_registry_filter, desc, &isnull);
+	/* a TOAST pointer or a small in-line value: cheap to copy */
+	out->filter_raw = isnull ? NULL :
+		(struct varlena *) DatumGetPointer(datumCopy(d, false, -1));
+	out->tid = tup->t_self;
+	out->xmin = HeapTupleHeaderGetXmin(tup->t_data);
+}
+
+/*
  * Fetch the registry row of id (when relid is invalid) or of (relid, col)
  * through an index, false if there is none.  With the active snapshot, or
  * with the latest one (latest): the sync trigger must compare against the
@@ -698,61 +762,8 @@ bf_registry_fetch_damaged(const BfExt *ext, int64 id, Oid relid, const char *col
 	tup = systable_getnext(scan);
 	if (HeapTupleIsValid(tup))
 	{
-		TupleDesc	desc = RelationGetDescr(rel);
-		bool		isnull;
-		Datum		d;
-
 		found = true;
-		memset(out, 0, sizeof(RegRow));
-		out->id = DatumGetInt64(heap_getattr(tup, Anum_bf_registry_id, desc, &isnull));
-		out->rebuilding = key_share_locked(tup);
-		out->mine = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data));
-		out->tbl = DatumGetObjectId(heap_getattr(tup, Anum_bf_registry_tbl, desc, &isnull));
-		namestrcpy(&out->col,
-				   NameStr(*DatumGetName(heap_getattr(tup, Anum_bf_registry_col, desc, &isnull))));
-		out->use_index = strcmp(TextDatumGetCString(heap_getattr(tup, Anum_bf_registry_method,
-																desc, &isnull)), "index") == 0;
-		out->capacity = DatumGetInt64(heap_getattr(tup, Anum_bf_registry_capacity, desc, &isnull));
-		out->fpr = DatumGetFloat8(heap_getattr(tup, Anum_bf_registry_fpr, desc, &isnull));
-		if (ext->att_stale)
-		{
-			d = heap_getattr(tup, ext->att_stale, desc, &isnull);
-			out->stale = isnull ? NULL : TextDatumGetCString(d);
-		}
-		if (ext->att_created_index)
-		{
-			d = heap_getattr(tup, ext->att_created_index, desc, &isnull);
-			out->has_created_index = !isnull;
-			if (!isnull)
-				namestrcpy(&out->created_index, NameStr(*DatumGetName(d)));
-		}
-		if (ext->att_version)
-		{
-			d = heap_getattr(tup, ext->att_version, desc, &isnull);
-			out->has_version = !isnull;
-			out->version = isnull ? 0 : DatumGetInt64(d);
-		}
-		if (ext->att_changes)
-		{
-			d = heap_getattr(tup, ext->att_changes, desc, &isnull);
-			out->changes_raw = isnull ? NULL :
-				(struct varlena *) DatumGetPointer(datumCopy(d, false, -1));
-		}
-		if (ext->att_chunk_bytes)
-		{
-			d = heap_getattr(tup, ext->att_chunk_bytes, desc, &isnull);
-			out->chunk_bytes = isnull ? 0 : DatumGetInt32(d);
-			d = heap_getattr(tup, ext->att_written, desc, &isnull);
-			out->written = isnull ? 0 : U64FromFullTransactionId(DatumGetFullTransactionId(d));
-			if (out->chunk_bytes != 0)
-				out->malformed = read_chunked_header(out, heap_getattr(tup, ext->att_header,
-																	   desc, &isnull),
-													 isnull);
-		}
-		d = heap_getattr(tup, Anum_bf_registry_filter, desc, &isnull);
-		/* a TOAST pointer or a small in-line value: cheap to copy */
-		out->filter_raw = isnull ? NULL :
-			(struct varlena *) DatumGetPointer(datumCopy(d, false, -1));
+		bf_registry_decode(ext, RelationGetDescr(rel), tup, out);
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
