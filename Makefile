@@ -11,7 +11,7 @@ PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 OBJS_ENTRY = src/bloomfilter.o
 
 # helpers several folders share: relation checks, change-set results
-OBJS_COMMON = src/common/bf_relcheck.o src/common/bf_patch.o
+OBJS_COMMON = src/common/bf_relcheck.o src/common/bf_patch.o src/common/bf_stats.o
 
 # the PostgreSQL-free core: plain, growing and window filters' bytes, text
 OBJS_CORE = src/core/bloom_core.o src/core/bloom_text.o src/core/bloom_grow.o \
@@ -88,7 +88,8 @@ REGRESS_OPTS = --inputdir=test
 
 ISOLATION_INDEX = index_concurrency index_invalid index_growth index_rebuild index_checkxmin
 
-ISOLATION_TRACK = track_concurrency track_rebuild track_reshape track_upgrade track_growth
+ISOLATION_TRACK = track_concurrency track_rebuild track_reshape track_upgrade track_growth \
+	track_places
 
 ISOLATION = $(ISOLATION_INDEX) $(ISOLATION_TRACK)
 # specs in test/specs, expected outputs in test/expected; results and

@@ -15,6 +15,7 @@
 
 #include "bf_cache.h"
 #include "bf_join.h"
+#include "bf_stats.h"
 #include "bf_track.h"
 
 PG_MODULE_MAGIC;
@@ -29,5 +30,6 @@ _PG_init(void)
 	bf_join_define_gucs();
 	bf_join_runtime_init();
 	bf_track_worker_init();
+	bf_stats_init();
 	MarkGUCPrefixReserved("bloomfilter");
 }

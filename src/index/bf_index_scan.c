@@ -8,6 +8,7 @@
  *-------------------------------------------------------------------------
  */
 #include "bf_index.h"
+#include "bf_stats.h"
 
 #include "access/genam.h"
 #include "access/hash.h"
@@ -339,8 +340,12 @@ bfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	{
 		int64		ntids;
 
+		bool		absent;
+
 		bf_pending_flush_all();
-		if (bf_key_absent(index, values, isnull, types, colls))
+		absent = bf_key_absent(index, values, isnull, types, colls);
+		bf_stats_count(RelationGetRelid(index), 0, absent);
+		if (absent)
 			return 0;
 		if ((sib = bf_sibling_open(scan, skeys)) != NULL)
 		{

@@ -15,6 +15,7 @@
  *-------------------------------------------------------------------------
  */
 #include "bf_index_sql.h"
+#include "bf_stats.h"
 #include "bf_dist.h"
 #include "bf_relcheck.h"
 
@@ -84,7 +85,10 @@ bf_index_contains(PG_FUNCTION_ARGS)
 	if (indexoid != cache->local_index)
 	{
 		if (bf_dist_index_contains(fcinfo, indexoid, cache->argtype, value, &found))
+		{
+			bf_stats_count(indexoid, 0, !found);
 			PG_RETURN_BOOL(found);
+		}
 		cache->local_index = indexoid;
 	}
 	index = bf_lookup_open(&cache->lk, indexoid, mcxt, "bf_index_contains");
@@ -96,6 +100,7 @@ bf_index_contains(PG_FUNCTION_ARGS)
 	}
 	found = bf_probe(index, cache->lk.leaves, &cache->ti, value, &cache->lk, mcxt);
 	index_close(index, NoLock);
+	bf_stats_count(indexoid, 0, !found);
 	PG_RETURN_BOOL(found);
 }
 

@@ -31,6 +31,7 @@
 #include "bf_index.h"
 #include "bf_join.h"
 #include "bf_relcheck.h"
+#include "bf_stats.h"
 #include "bf_track.h"
 
 #include "access/relation.h"
@@ -179,6 +180,7 @@ bf_join_prefilter(PG_FUNCTION_ARGS)
 	else
 		found = bf_index_might_contain_cached(&st->lk, indexoid, &st->ti, PG_GETARG_DATUM(1),
 											  mcxt, "bf_join_prefilter");
+	bf_stats_count(indexoid, 0, !found);
 	if (bf_join_probe(&st->probe, found))
 		st->off = true;
 	else if (st->probe.tested == st->copy_at)

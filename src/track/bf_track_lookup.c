@@ -23,6 +23,7 @@
  *-------------------------------------------------------------------------
  */
 #include "bf_track.h"
+#include "bf_stats.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
@@ -670,12 +671,10 @@ lookup_filter(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c)
 	return &c->filter;
 }
 
-/* bf_might_contain(tbl, col, value) on c, fcinfo's call-site state */
-static Datum
-might_contain(FunctionCallInfo fcinfo, LookupCall *c)
+/* bf_might_contain(tbl, col, value) on c, fcinfo's call-site state: e the entry */
+static bool
+might_contain_in(FunctionCallInfo fcinfo, LookupCall *c, const BfExt *ext, TrackEntry *e)
 {
-	const BfExt *ext = bf_ext(fcinfo->flinfo->fn_oid, false);
-	TrackEntry *e = lookup_entry(fcinfo, ext, c);
 	Datum		value = PG_GETARG_DATUM(2);
 	const BfFilter *f;
 
@@ -692,8 +691,8 @@ might_contain(FunctionCallInfo fcinfo, LookupCall *c)
 		c->ti_valid = true;
 	}
 	if (e->distributed)
-		PG_RETURN_BOOL(bf_dist_might_contain(e->key.relid, e->index, c->argtype, value,
-											 ext->nspname));
+		return bf_dist_might_contain(e->key.relid, e->index, c->argtype, value,
+									 ext->nspname);
 	if (e->use_index)
 	{
 		/* the leaves, not the partitioned index: no pg_inherits scan per call */
@@ -702,8 +701,8 @@ might_contain(FunctionCallInfo fcinfo, LookupCall *c)
 
 		for (int i = 0; i < n; i++)
 			if (bf_index_might_contain(leaves[i], &c->ti, value))
-				PG_RETURN_BOOL(true);
-		PG_RETURN_BOOL(false);
+				return true;
+		return false;
 	}
 	probe_registry(fcinfo, ext, c, e);
 
@@ -719,11 +718,23 @@ might_contain(FunctionCallInfo fcinfo, LookupCall *c)
 	{
 		if (e->chunks == NULL)
 			e->chunks = bf_chunk_places_new(track_mcxt);
-		PG_RETURN_BOOL(bf_chunks_test(ext, &c->row, &c->ti, value, lookup_snapshot(),
-									  e->chunks));
+		return bf_chunks_test(ext, &c->row, &c->ti, value, lookup_snapshot(),
+							  e->chunks);
 	}
 	f = lookup_filter(fcinfo, ext, c);
-	PG_RETURN_BOOL(bf_filter_test(f, &c->ti, value));
+	return bf_filter_test(f, &c->ti, value);
+}
+
+/* ... counted in the filter's statistics (bf_stats.h) */
+static Datum
+might_contain(FunctionCallInfo fcinfo, LookupCall *c)
+{
+	const BfExt *ext = bf_ext(fcinfo->flinfo->fn_oid, false);
+	TrackEntry *e = lookup_entry(fcinfo, ext, c);
+	bool		found = might_contain_in(fcinfo, c, ext, e);
+
+	bf_stats_count(e->key.relid, e->attnum, !found);
+	PG_RETURN_BOOL(found);
 }
 
 PG_FUNCTION_INFO_V1(bf_might_contain);
