@@ -77,7 +77,7 @@ REGRESS_INDEX = index index_security index_batch index_plan index_changes index_
 	join_filter
 
 REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign \
-	tracked_changes track_drift track_grow
+	tracked_changes track_drift track_grow stat_filters
 
 REGRESS_DOCS =
 

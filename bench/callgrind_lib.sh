@@ -7,6 +7,7 @@
 #   cg_psql ARGS...   psql on that cluster as postgres
 #   cg_stop           stop it (single-user backends need it stopped)
 #   cg_run OUT < SQL  one single-user backend under callgrind, output OUT
+#                     (CG_OPTS: more server options, e.g. "-c name=value")
 #   cg_total OUT      the whole run's instructions
 
 BIN="${PG_BINDIR:-$(pg_config --bindir)}"
@@ -40,7 +41,7 @@ cg_stop() {
 
 cg_run() {
 	as_pg valgrind --tool=callgrind --callgrind-out-file="$1" \
-		"$BIN/postgres" --single -D "$dir/data" postgres >/dev/null 2>"$dir/vg.err"
+		"$BIN/postgres" --single ${CG_OPTS:-} -D "$dir/data" postgres >/dev/null 2>"$dir/vg.err"
 	if [ "$(id -u)" -eq 0 ]; then chmod a+r "$1"; fi
 }
 

@@ -20,6 +20,9 @@
 # filter in the registry, read through the backend's filter cache): then
 # no "index" line.  KINDS="might exists" measures only those; CG_KEEP=DIR
 # keeps callgrind's outputs there (KIND.N.out) for callgrind_annotate.
+# STATS=on or STATS=off runs the backends with the library preloaded
+# (per-filter statistics counted) and bloomfilter.track_stats on or off:
+# the cost of counting is the difference.
 set -euo pipefail
 
 ROWS="${ROWS:-1000000}"
@@ -27,6 +30,9 @@ METHOD="${METHOD:-index}"
 N1="${N1:-200}"
 N2="${N2:-1200}"
 . "$(dirname "$0")/callgrind_lib.sh"
+if [ -n "${STATS:-}" ]; then
+	CG_OPTS="-c shared_preload_libraries=bloomfilter -c bloomfilter.track_stats=$STATS"
+fi
 cg_start "${CG_PORT:-5798}"
 cg_psql <<SQL >/dev/null
 CREATE TABLE cg_users (id bigint, email text);

@@ -283,13 +283,19 @@ typedef enum BfFetchKept
 	BF_KEPT_NEW					/* another version, decoded into *out */
 } BfFetchKept;
 
+/* bf_track_registry.c */
 extern BfFetchKept bf_registry_fetch_kept(const BfExt *ext, BfRowPlace *place, Oid relid,
 										  const char *colname, Snapshot snap, RegRow *out);
+extern bool bf_place_fetch(Relation rel, const ItemPointerData *root, Snapshot snap,
+						   Buffer *buf, HeapTuple tup);
+extern void bf_place_root(Relation rel, const ItemPointerData *tid, ItemPointerData *root);
 extern BfChunkPlaces *bf_chunk_places_new(MemoryContext mcxt);
 extern void bf_chunk_places_reset(BfChunkPlaces *p);
-extern bool bf_chunk_fetch(Relation rel, Oid idxoid, Relation *idx, BfChunkPlaces *p,
-						   const RegRow *r, int32 c, Snapshot snap, Buffer *buf,
-						   HeapTuple tup);
+extern bool bf_chunk_place_fetch(Relation rel, Oid idxoid, Relation *idx, BfChunkPlaces *p,
+								 int64 id, int32 nchunks, int32 c, Snapshot snap,
+								 Buffer *buf, HeapTuple tup);
+extern void bf_chunk_place_set(Relation rel, BfChunkPlaces *p, int32 c,
+							   const ItemPointerData *tid);
 
 /* bf_track_grow.c: growing filters in chunks */
 extern void bf_grow_chunks_add(BfSpiContext *cx, RegRow *r, BfTypeInfo *ti,

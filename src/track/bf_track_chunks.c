@@ -310,16 +310,16 @@ bf_chunks_test_hash(const BfExt *ext, const RegRow *r, uint64 h, int nlayers,
 		HeapTuple	tup = &fetched;
 		BfChunkRow	row;
 
-		if (places)
+		if (places == NULL ||
+			!bf_chunk_place_fetch(rel, ext->chunk_pkey, &idx, places, r->id,
+								  bf_chunks_count(r), c, snap, &buf, &fetched))
 		{
-			if (!bf_chunk_fetch(rel, ext->chunk_pkey, &idx, places, r, c, snap, &buf,
-								&fetched))
-				tup = NULL;
-		}
-		else
-		{
+			if (idx == NULL)
+				idx = index_open(ext->chunk_pkey, AccessShareLock);
 			scan = bf_chunk_scan(rel, idx, r->id, c, true, snap);
 			tup = systable_getnext_ordered(scan, ForwardScanDirection);
+			if (places && HeapTupleIsValid(tup))
+				bf_chunk_place_set(rel, places, c, &tup->t_self);
 		}
 		if (!HeapTupleIsValid(tup))
 			bf_bad_chunk(r, c);

@@ -17,8 +17,9 @@
  * a pruned or reused line pointer, a chain ended by an update that was not
  * HOT, a row deleted by a rebuild, untrack or truncation, a version the
  * snapshot does not see (a rolled-back subtransaction, a later writer) --
- * falls back to the index, and the place found there is kept instead.
- * A chunk's bits are always read from the page, under its lock.
+ * falls back to the index (the callers: bf_registry_fetch_kept,
+ * bf_chunks_test_hash), and the place found there is kept instead.  A
+ * chunk's bits are always read from the page, under its lock.
  *
  * Chunk places are learned a window of BF_PLACE_WINDOW chunks at a time,
  * from the primary key's entries alone (one ordered index scan, no heap
@@ -56,11 +57,12 @@ struct BfChunkPlaces
 
 /*
  * The version of the HOT chain rooted at *root that snap sees, in *tup,
- * with *buf pinned and share-locked; false (nothing held) if none.
+ * with *buf pinned and share-locked; false (nothing held, *buf invalid)
+ * if none.
  */
-static bool
-fetch_root(Relation rel, const ItemPointerData *root, Snapshot snap, Buffer *buf,
-		   HeapTuple tup)
+bool
+bf_place_fetch(Relation rel, const ItemPointerData *root, Snapshot snap, Buffer *buf,
+			   HeapTuple tup)
 {
 	ItemPointerData tid = *root;
 
@@ -73,12 +75,13 @@ fetch_root(Relation rel, const ItemPointerData *root, Snapshot snap, Buffer *buf
 	if (heap_hot_search_buffer(&tid, rel, *buf, snap, tup, NULL, true))
 		return true;
 	UnlockReleaseBuffer(*buf);
+	*buf = InvalidBuffer;
 	return false;
 }
 
 /* the root of the HOT chain that version *tid belongs to (invalid if none) */
-static void
-root_of(Relation rel, const ItemPointerData *tid, ItemPointerData *root)
+void
+bf_place_root(Relation rel, const ItemPointerData *tid, ItemPointerData *root)
 {
 	OffsetNumber roots[MaxHeapTuplesPerPage];
 	BlockNumber blk = ItemPointerGetBlockNumber(tid);
@@ -93,73 +96,6 @@ root_of(Relation rel, const ItemPointerData *tid, ItemPointerData *root)
 		ItemPointerSet(root, blk, roots[off - 1]);
 	else
 		ItemPointerSetInvalid(root);
-}
-
-/* ---- the registry row ---- */
-
-static bool
-registry_key_is(Relation rel, HeapTuple tup, Oid relid, const char *colname)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-	bool		isnull;
-
-	return DatumGetObjectId(heap_getattr(tup, Anum_bf_registry_tbl, desc, &isnull)) == relid &&
-		strcmp(NameStr(*DatumGetName(heap_getattr(tup, Anum_bf_registry_col, desc, &isnull))),
-			   colname) == 0;
-}
-
-/*
- * The registry row of (relid, colname) that snap sees, through the place
- * kept in *place: BF_KEPT_SAME when it is the version *place last saw
- * (*out untouched: the caller's copy of it is still right), BF_KEPT_NEW
- * when decoded into *out, BF_KEPT_NONE when there is none.
- */
-BfFetchKept
-bf_registry_fetch_kept(const BfExt *ext, BfRowPlace *place, Oid relid,
-					   const char *colname, Snapshot snap, RegRow *out)
-{
-	Relation	rel = table_open(ext->registry_relid, AccessShareLock);
-	Buffer		buf;
-	HeapTupleData tup;
-	HeapTuple	copy = NULL;
-	bool		same = false;
-
-	if (fetch_root(rel, &place->root, snap, &buf, &tup))
-	{
-		if (registry_key_is(rel, &tup, relid, colname))
-		{
-			same = ItemPointerEquals(&tup.t_self, &place->seen) &&
-				HeapTupleHeaderGetXmin(tup.t_data) == place->seen_xmin;
-			if (!same)
-				copy = heap_copytuple(&tup);
-		}
-		UnlockReleaseBuffer(buf);
-	}
-	if (copy)
-	{
-		bf_registry_decode(ext, RelationGetDescr(rel), copy, out);
-		heap_freetuple(copy);
-		/* a malformed header: the index fetch below says so */
-		if (out->malformed)
-			copy = NULL;
-	}
-	if (!same && copy == NULL)
-	{
-		if (!bf_registry_fetch(ext, 0, relid, colname, false, out))
-		{
-			ItemPointerSetInvalid(&place->root);
-			ItemPointerSetInvalid(&place->seen);
-			table_close(rel, NoLock);
-			return BF_KEPT_NONE;
-		}
-		root_of(rel, &out->tid, &place->root);
-	}
-	table_close(rel, NoLock);
-	if (same)
-		return BF_KEPT_SAME;
-	place->seen = out->tid;
-	place->seen_xmin = out->xmin;
-	return BF_KEPT_NEW;
 }
 
 /* ---- chunk rows ---- */
@@ -187,18 +123,18 @@ bf_chunk_places_reset(BfChunkPlaces *p)
 	p->id = 0;
 }
 
-/* the places of r's chunks (those of another row or fewer chunks forgotten) */
+/* the places of row id's nchunks chunks (those of another row or fewer forgotten) */
 static void
-places_for(BfChunkPlaces *p, const RegRow *r)
+places_for(BfChunkPlaces *p, int64 id, int32 nchunks)
 {
-	int32		need = (bf_chunks_count(r) + BF_PLACE_WINDOW - 1) / BF_PLACE_WINDOW;
+	int32		need = (nchunks + BF_PLACE_WINDOW - 1) / BF_PLACE_WINDOW;
 
-	if (p->id == r->id && p->nwindows >= need)
+	if (p->id == id && p->nwindows >= need)
 		return;
 	bf_chunk_places_reset(p);
 	p->windows = MemoryContextAllocZero(p->mcxt, sizeof(ItemPointerData *) * need);
 	p->nwindows = need;
-	p->id = r->id;
+	p->id = id;
 }
 
 /*
@@ -250,50 +186,42 @@ chunk_key_is(Relation rel, HeapTuple tup, int64 id, int32 c)
 		DatumGetInt32(heap_getattr(tup, Anum_chunk_chunk, desc, &isnull)) == c;
 }
 
-/* the chunks' primary key, opened when first needed (*idx NULL till then) */
-static Relation
-chunk_index(Oid idxoid, Relation *idx)
-{
-	if (*idx == NULL)
-		*idx = index_open(idxoid, AccessShareLock);
-	return *idx;
-}
-
 /*
- * The version of chunk c of r that snap sees, in *tup: with *buf pinned
- * and share-locked (the caller releases it with UnlockReleaseBuffer), or,
- * found through the index, a copy in the current memory context with
- * *buf InvalidBuffer.  False if there is no such chunk row.  The index
- * idxoid is opened into *idx only if needed (the caller closes it).
+ * The version of chunk c (of nchunks) of registry row id that snap sees,
+ * found at its kept place: in *tup, with *buf pinned and share-locked (the
+ * caller releases it with UnlockReleaseBuffer).  False (nothing held) when
+ * the place is unknown or wrong: the caller asks the index, and keeps the
+ * place it finds there (bf_chunk_place_set).  The places of c's window
+ * are learned from index idxoid at its first use, opened into *idx then
+ * (NULL till then).
  */
 bool
-bf_chunk_fetch(Relation rel, Oid idxoid, Relation *idx, BfChunkPlaces *p, const RegRow *r,
-			   int32 c, Snapshot snap, Buffer *buf, HeapTuple tup)
+bf_chunk_place_fetch(Relation rel, Oid idxoid, Relation *idx, BfChunkPlaces *p, int64 id,
+					 int32 nchunks, int32 c, Snapshot snap, Buffer *buf, HeapTuple tup)
 {
-	ItemPointerData *place;
-	SysScanDesc scan;
-	HeapTuple	found;
-
-	places_for(p, r);
+	places_for(p, id, nchunks);
 	if (p->windows[c / BF_PLACE_WINDOW] == NULL)
-		learn_window(rel, chunk_index(idxoid, idx), p, c / BF_PLACE_WINDOW, snap);
-	place = &p->windows[c / BF_PLACE_WINDOW][c % BF_PLACE_WINDOW];
-	if (fetch_root(rel, place, snap, buf, tup))
 	{
-		if (chunk_key_is(rel, tup, r->id, c))
+		/* the chunks' primary key, opened when first needed (the caller closes it) */
+		if (*idx == NULL)
+			*idx = index_open(idxoid, AccessShareLock);
+		learn_window(rel, *idx, p, c / BF_PLACE_WINDOW, snap);
+	}
+	if (bf_place_fetch(rel, &p->windows[c / BF_PLACE_WINDOW][c % BF_PLACE_WINDOW], snap,
+					   buf, tup))
+	{
+		if (chunk_key_is(rel, tup, id, c))
 			return true;
 		UnlockReleaseBuffer(*buf);
+		*buf = InvalidBuffer;
 	}
+	return false;
+}
 
-	/* through the index; keep the place found */
-	*buf = InvalidBuffer;
-	scan = bf_chunk_scan(rel, chunk_index(idxoid, idx), r->id, c, true, snap);
-	found = systable_getnext_ordered(scan, ForwardScanDirection);
-	if (HeapTupleIsValid(found))
-	{
-		*tup = *heap_copytuple(found);
-		root_of(rel, &found->t_self, place);
-	}
-	systable_endscan_ordered(scan);
-	return HeapTupleIsValid(found);
+/* chunk c, fetched through the index at version *tid: keep its place */
+void
+bf_chunk_place_set(Relation rel, BfChunkPlaces *p, int32 c, const ItemPointerData *tid)
+{
+	if (c / BF_PLACE_WINDOW < p->nwindows && p->windows[c / BF_PLACE_WINDOW] != NULL)
+		bf_place_root(rel, tid, &p->windows[c / BF_PLACE_WINDOW][c % BF_PLACE_WINDOW]);
 }

@@ -24,6 +24,7 @@
 #include "access/htup_details.h"
 #include "access/multixact.h"
 #include "access/xact.h"
+#include "storage/bufmgr.h"
 #include "storage/procarray.h"
 #include "access/table.h"
 #include "catalog/pg_class.h"
@@ -769,6 +770,73 @@ bf_registry_fetch_damaged(const BfExt *ext, int64 id, Oid relid, const char *col
 	table_close(rel, AccessShareLock);
 	UnregisterSnapshot(snap);
 	return found;
+}
+
+/* ---- reading the registry row through its kept place (bf_track_places.c) ---- */
+
+static bool
+registry_key_is(Relation rel, HeapTuple tup, Oid relid, const char *colname)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		isnull;
+
+	return DatumGetObjectId(heap_getattr(tup, Anum_bf_registry_tbl, desc, &isnull)) == relid &&
+		strcmp(NameStr(*DatumGetName(heap_getattr(tup, Anum_bf_registry_col, desc, &isnull))),
+			   colname) == 0;
+}
+
+/*
+ * The registry row of (relid, colname) that snap sees, through the place
+ * kept in *place: BF_KEPT_SAME when it is the version *place last saw
+ * (*out untouched: the caller's copy of it is still right), BF_KEPT_NEW
+ * when decoded into *out, BF_KEPT_NONE when there is none.
+ */
+BfFetchKept
+bf_registry_fetch_kept(const BfExt *ext, BfRowPlace *place, Oid relid,
+					   const char *colname, Snapshot snap, RegRow *out)
+{
+	Relation	rel = table_open(ext->registry_relid, AccessShareLock);
+	Buffer		buf;
+	HeapTupleData tup;
+	HeapTuple	copy = NULL;
+	bool		same = false;
+
+	if (bf_place_fetch(rel, &place->root, snap, &buf, &tup))
+	{
+		if (registry_key_is(rel, &tup, relid, colname))
+		{
+			same = ItemPointerEquals(&tup.t_self, &place->seen) &&
+				HeapTupleHeaderGetXmin(tup.t_data) == place->seen_xmin;
+			if (!same)
+				copy = heap_copytuple(&tup);
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	if (copy)
+	{
+		bf_registry_decode(ext, RelationGetDescr(rel), copy, out);
+		heap_freetuple(copy);
+		/* a malformed header: the index fetch below says so */
+		if (out->malformed)
+			copy = NULL;
+	}
+	if (!same && copy == NULL)
+	{
+		if (!bf_registry_fetch(ext, 0, relid, colname, false, out))
+		{
+			ItemPointerSetInvalid(&place->root);
+			ItemPointerSetInvalid(&place->seen);
+			table_close(rel, NoLock);
+			return BF_KEPT_NONE;
+		}
+		bf_place_root(rel, &out->tid, &place->root);
+	}
+	table_close(rel, NoLock);
+	if (same)
+		return BF_KEPT_SAME;
+	place->seen = out->tid;
+	place->seen_xmin = out->xmin;
+	return BF_KEPT_NEW;
 }
 
 /*
