@@ -9,7 +9,11 @@
  * so a run of lookups of one filter costs an add) and adds its counts to
  * the shared hash at the end of each transaction, committed or not, as
  * PostgreSQL's own statistics do, and every BF_STATS_FLUSH_EVERY counts
- * in between for long transactions.  The shared hash holds BF_STATS_MAX
+ * in between for long transactions.  Adding is cheap: each pending entry
+ * keeps its shared entry, whose counters are atomic, so a flush takes the
+ * lock shared and adds; only a filter new to the shared hash takes it
+ * exclusive.  A reset, which removes entries, bumps a generation that
+ * makes every backend look its entries up again.  The shared hash holds BF_STATS_MAX
  * filters; counts of filters beyond that are dropped.  It lives in shared
  * memory only: a restart starts from zero (PostgreSQL's cumulative
  * statistics of 18 and later, which a restart keeps, are not used yet).
@@ -24,6 +28,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
@@ -49,23 +54,43 @@ typedef struct BfStatsCounts
 	int64		skipped;
 } BfStatsCounts;
 
+/* a filter's counts in shared memory */
+typedef struct BfStatsShared
+{
+	BfStatsKey	key;
+	pg_atomic_uint64 lookups;
+	pg_atomic_uint64 absent;
+	pg_atomic_uint64 skipped;
+} BfStatsShared;
+
+/* a filter's counts not yet added, and where to add them */
 typedef struct BfStatsEntry
 {
 	BfStatsKey	key;
 	BfStatsCounts n;
+	BfStatsShared *shared;		/* valid while generation is shared_gen's */
+	uint64		generation;
+	struct BfStatsEntry *next_dirty;
+	bool		dirty;
 } BfStatsEntry;
 
 static bool track_stats = true;
 
-/* shared: the hash and the lock guarding it (NULL without preloading) */
+/*
+ * shared: the hash, the lock guarding its entries (shared to add to
+ * counters, exclusive to add or remove entries) and the generation of
+ * its removals (NULL without preloading)
+ */
 static HTAB *shared_stats = NULL;
 static LWLock *shared_lock = NULL;
+static pg_atomic_uint64 *shared_gen = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 /* this backend's counts not yet added */
 static HTAB *pending = NULL;
 static BfStatsEntry *last = NULL;
+static BfStatsEntry *dirty = NULL;
 static int64 pending_counts = 0;
 
 /* ---- shared memory ---- */
@@ -73,7 +98,8 @@ static int64 pending_counts = 0;
 static Size
 stats_shmem_size(void)
 {
-	return hash_estimate_size(BF_STATS_MAX, sizeof(BfStatsEntry));
+	return add_size(hash_estimate_size(BF_STATS_MAX, sizeof(BfStatsShared)),
+					sizeof(pg_atomic_uint64));
 }
 
 static void
@@ -89,12 +115,17 @@ static void
 stats_shmem_startup(void)
 {
 	HASHCTL		ctl;
+	bool		found;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared_gen = ShmemInitStruct("bloomfilter statistics generation",
+								 sizeof(pg_atomic_uint64), &found);
+	if (!found)
+		pg_atomic_init_u64(shared_gen, 0);
 	ctl.keysize = sizeof(BfStatsKey);
-	ctl.entrysize = sizeof(BfStatsEntry);
+	ctl.entrysize = sizeof(BfStatsShared);
 	shared_stats = ShmemInitHash("bloomfilter statistics", BF_STATS_MAX, BF_STATS_MAX,
 								 &ctl, HASH_ELEM | HASH_BLOBS);
 	shared_lock = &(GetNamedLWLockTranche("bloomfilter_stats"))->lock;
@@ -118,30 +149,73 @@ bf_stats_init(void)
 
 /* ---- counting ---- */
 
+/*
+ * The shared entry of p's filter, with the lock held shared (released and
+ * taken again to add a new filter: *genp is then read again); NULL when
+ * the shared hash is full or a reset ran in between.
+ */
+static BfStatsShared *
+shared_entry(BfStatsEntry *p, uint64 *genp)
+{
+	uint64		gen = *genp;
+	BfStatsShared *s;
+	bool		found;
+
+	if (p->shared != NULL && p->generation == gen)
+		return p->shared;
+	s = hash_search(shared_stats, &p->key, HASH_FIND, NULL);
+	if (s == NULL)
+	{
+		/* a new filter: the lock exclusive to add it */
+		LWLockRelease(shared_lock);
+		LWLockAcquire(shared_lock, LW_EXCLUSIVE);
+		s = hash_search(shared_stats, &p->key, HASH_ENTER_NULL, &found);
+		if (s != NULL && !found)
+		{
+			pg_atomic_init_u64(&s->lookups, 0);
+			pg_atomic_init_u64(&s->absent, 0);
+			pg_atomic_init_u64(&s->skipped, 0);
+		}
+		LWLockRelease(shared_lock);
+		LWLockAcquire(shared_lock, LW_SHARED);
+		/* a reset in between removed what was added: drop what was counted before it */
+		*genp = pg_atomic_read_u64(shared_gen);
+		if (*genp != gen)
+			return NULL;
+	}
+	p->shared = s;
+	p->generation = gen;
+	return s;
+}
+
 /* add the pending counts to the shared hash */
 static void
 stats_flush(void)
 {
-	HASH_SEQ_STATUS seq;
-	BfStatsEntry *p;
+	uint64		gen;
 
-	if (pending_counts == 0)
+	if (dirty == NULL)
 		return;
-	LWLockAcquire(shared_lock, LW_EXCLUSIVE);
-	hash_seq_init(&seq, pending);
-	while ((p = hash_seq_search(&seq)) != NULL)
+	LWLockAcquire(shared_lock, LW_SHARED);
+	gen = pg_atomic_read_u64(shared_gen);
+	while (dirty != NULL)
 	{
-		bool		found;
-		BfStatsEntry *s = hash_search(shared_stats, &p->key, HASH_ENTER_NULL, &found);
+		BfStatsEntry *p = dirty;
+		BfStatsShared *s = shared_entry(p, &gen);
 
-		if (s == NULL)
-			continue;			/* full: dropped */
-		if (!found)
-			memset(&s->n, 0, sizeof(s->n));
-		s->n.lookups += p->n.lookups;
-		s->n.absent += p->n.absent;
-		s->n.skipped += p->n.skipped;
+		/* full: dropped */
+		if (s != NULL)
+		{
+			if (p->n.lookups)
+				pg_atomic_fetch_add_u64(&s->lookups, p->n.lookups);
+			if (p->n.absent)
+				pg_atomic_fetch_add_u64(&s->absent, p->n.absent);
+			if (p->n.skipped)
+				pg_atomic_fetch_add_u64(&s->skipped, p->n.skipped);
+		}
 		memset(&p->n, 0, sizeof(p->n));
+		p->dirty = false;
+		dirty = p->next_dirty;
 	}
 	LWLockRelease(shared_lock);
 	pending_counts = 0;
@@ -185,13 +259,24 @@ stats_entry(Oid relid, AttrNumber attnum)
 	key.attnum = attnum;
 	last = hash_search(pending, &key, HASH_ENTER, &found);
 	if (!found)
+	{
 		memset(&last->n, 0, sizeof(last->n));
+		last->shared = NULL;
+		last->dirty = false;
+	}
 	return last;
 }
 
+/* e counted n more */
 static void
-stats_counted(int64 n)
+stats_counted(BfStatsEntry *e, int64 n)
 {
+	if (!e->dirty)
+	{
+		e->dirty = true;
+		e->next_dirty = dirty;
+		dirty = e;
+	}
 	pending_counts += n;
 	if (pending_counts >= BF_STATS_FLUSH_EVERY)
 		stats_flush();
@@ -206,7 +291,7 @@ bf_stats_count(Oid relid, AttrNumber attnum, bool absent)
 		return;
 	e->n.lookups++;
 	e->n.absent += absent;
-	stats_counted(1);
+	stats_counted(e, 1);
 }
 
 void
@@ -217,7 +302,7 @@ bf_stats_count_skip(Oid relid, AttrNumber attnum)
 	if (e == NULL)
 		return;
 	e->n.skipped++;
-	stats_counted(1);
+	stats_counted(e, 1);
 }
 
 /* ---- SQL ---- */
@@ -236,7 +321,7 @@ bf_stat_filters_raw(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	HASH_SEQ_STATUS seq;
-	BfStatsEntry *s;
+	BfStatsShared *s;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (shared_stats == NULL)
@@ -252,9 +337,9 @@ bf_stat_filters_raw(PG_FUNCTION_ARGS)
 			continue;
 		values[0] = ObjectIdGetDatum(s->key.relid);
 		values[1] = Int16GetDatum(s->key.attnum);
-		values[2] = Int64GetDatum(s->n.lookups);
-		values[3] = Int64GetDatum(s->n.absent);
-		values[4] = Int64GetDatum(s->n.skipped);
+		values[2] = Int64GetDatum((int64) pg_atomic_read_u64(&s->lookups));
+		values[3] = Int64GetDatum((int64) pg_atomic_read_u64(&s->absent));
+		values[4] = Int64GetDatum((int64) pg_atomic_read_u64(&s->skipped));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	LWLockRelease(shared_lock);
@@ -267,7 +352,7 @@ Datum
 bf_stat_reset(PG_FUNCTION_ARGS)
 {
 	HASH_SEQ_STATUS seq;
-	BfStatsEntry *s;
+	BfStatsShared *s;
 
 	if (shared_stats == NULL)
 		PG_RETURN_VOID();
@@ -276,6 +361,8 @@ bf_stat_reset(PG_FUNCTION_ARGS)
 	while ((s = hash_seq_search(&seq)) != NULL)
 		if (s->key.dbid == MyDatabaseId)
 			hash_search(shared_stats, &s->key, HASH_REMOVE, NULL);
+	/* backends keeping a removed entry look theirs up again */
+	pg_atomic_fetch_add_u64(shared_gen, 1);
 	LWLockRelease(shared_lock);
 	PG_RETURN_VOID();
 }
