@@ -243,6 +243,13 @@ bf_index_beginscan_bitmap(Relation index, Snapshot snapshot, int nkeys)
 	index_beginscan((heap), (index), (snap), (nkeys), (norderbys))
 #endif
 
+/* a fixed-size shared hash (19 dropped ShmemInitHash's initial size) */
+#if PG_VERSION_NUM >= 190000
+#define bf_shmem_init_hash(name, n, ctl, flags) ShmemInitHash((name), (n), (ctl), (flags))
+#else
+#define bf_shmem_init_hash(name, n, ctl, flags) ShmemInitHash((name), (n), (n), (ctl), (flags))
+#endif
+
 /* this backend's local transaction id (17 moved it into vxid) */
 static inline LocalTransactionId
 bf_local_xid(void)

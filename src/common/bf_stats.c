@@ -24,6 +24,8 @@
  */
 #include "bf_stats.h"
 
+#include "bf_compat.h"
+
 #include "access/xact.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -36,6 +38,7 @@
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/tuplestore.h"
 
 #define BF_STATS_MAX 4096
 #define BF_STATS_FLUSH_EVERY 4096
@@ -126,8 +129,8 @@ stats_shmem_startup(void)
 		pg_atomic_init_u64(shared_gen, 0);
 	ctl.keysize = sizeof(BfStatsKey);
 	ctl.entrysize = sizeof(BfStatsShared);
-	shared_stats = ShmemInitHash("bloomfilter statistics", BF_STATS_MAX, BF_STATS_MAX,
-								 &ctl, HASH_ELEM | HASH_BLOBS);
+	shared_stats = bf_shmem_init_hash("bloomfilter statistics", BF_STATS_MAX, &ctl,
+									  HASH_ELEM | HASH_BLOBS);
 	shared_lock = &(GetNamedLWLockTranche("bloomfilter_stats"))->lock;
 	LWLockRelease(AddinShmemInitLock);
 }
