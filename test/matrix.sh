@@ -2,8 +2,9 @@
 # The version matrix: builds the extension (no compiler warning allowed, from
 # gcc nor from clang's bitcode pass: test/bitcode_check.sh) and runs the
 # unit, layout, pg_regress, isolation, every TAP test (dump/restore, crash,
-# chunked filters, upgrade, rebuild worker), the join-filter differential
-# test and the README suite on the PostgreSQL of other Debian releases,
+# chunked filters, upgrade, pg_upgrade, rebuild worker, statistics), the
+# join-filter differential test and the README suite on the PostgreSQL of
+# other Debian releases,
 # each in a minimal Debian root (test/lib/debroot.sh: BF_ROOTS names them;
 # cached under /var/cache/bloomfilter-test, a throwaway overlay per run).
 #
@@ -21,7 +22,7 @@ trap debroot_leave EXIT
 trap 'exit 130' INT TERM
 
 rc=0
-suites="${BF_MATRIX_SUITES:-unit layout regress dump_restore crash track-chunks upgrade auto_rebuild join-filter readme}"
+suites="${BF_MATRIX_SUITES:-unit layout regress dump_restore crash track-chunks upgrade pg_upgrade auto_rebuild stats join-filter readme}"
 for suite in ${*:-trixie sid sid-19}; do
 	t0=$(date +%s)
 	echo "matrix: [$(date +%T)] $suite"

@@ -74,7 +74,7 @@ done
 # pg_virtualenv's cluster, one at a time).  Each suite's output is printed
 # whole when it ends, then its line.  BF_LANES=1: one lane, the output as
 # it comes.
-OWN_CLUSTER_SUITES="40-dump_restore 60-crash 61-track-chunks 62-stress 65-upgrade 67-pg_upgrade 66-auto_rebuild"
+OWN_CLUSTER_SUITES="40-dump_restore 60-crash 61-track-chunks 62-stress 65-upgrade 67-pg_upgrade 66-auto_rebuild 68-stats"
 lanes="${BF_LANES:-$([ "$(nproc)" -ge 2 ] && echo 2 || echo 1)}"
 results="$(mktemp -d /tmp/bf-run-all.XXXXXX)"
 trap 'rm -rf "$results"' EXIT
