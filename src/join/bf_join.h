@@ -20,6 +20,9 @@
 
 /* bf_join_plan.c: join pre-filters (the planner hook); bf_join_filter.c: their qual */
 extern void bf_join_define_gucs(void);
+extern Oid	bf_join_extension_function(const char *name, int nargs, const Oid *args,
+									   Oid *cached);
+extern void bf_join_depend_on_function(PlannedStmt *stmt, Oid funcoid);
 
 /*
  * bf_join_runtime.c: run-time join filters built by a hash join's inner

@@ -757,8 +757,8 @@ walk(JoinRewrite *rw, Plan *p)
  * The function name(args) of the extension installed here (1.2 on), or
  * invalid; *cached remembers it
  */
-static Oid
-extension_function(const char *name, int nargs, const Oid *args, Oid *cached)
+Oid
+bf_join_extension_function(const char *name, int nargs, const Oid *args, Oid *cached)
 {
 	Oid			ext;
 	Relation	rel;
@@ -790,8 +790,8 @@ extension_function(const char *name, int nargs, const Oid *args, Oid *cached)
 }
 
 /* a plan that calls funcoid is made again when the function goes */
-static void
-depend_on_function(PlannedStmt *stmt, Oid funcoid)
+void
+bf_join_depend_on_function(PlannedStmt *stmt, Oid funcoid)
 {
 	PlanInvalItem *item = makeNode(PlanInvalItem);
 
@@ -823,11 +823,11 @@ bf_planner(BF_PLANNER_PARAMS)
 	rw.changed = false;
 	rw.tracked_changed = false;
 	rw.runtime_changed = false;
-	rw.funcoid = extension_function("bf_join_prefilter", 2, prefilter_args, &prefilter_cached);
-	rw.tracked_funcoid = extension_function("bf_join_tracked_prefilter", 3, tracked_args,
+	rw.funcoid = bf_join_extension_function("bf_join_prefilter", 2, prefilter_args, &prefilter_cached);
+	rw.tracked_funcoid = bf_join_extension_function("bf_join_tracked_prefilter", 3, tracked_args,
 											&tracked_cached);
 	rw.runtime_funcoid = bf_join_runtime_enabled() ?
-		extension_function("bf_runtime_filter", 2, runtime_args, &runtime_cached) : InvalidOid;
+		bf_join_extension_function("bf_runtime_filter", 2, runtime_args, &runtime_cached) : InvalidOid;
 	if (!OidIsValid(rw.funcoid) && !OidIsValid(rw.runtime_funcoid))
 		return stmt;
 	rw.last_node_id = -1;		/* not known yet: node_ids() */
@@ -837,11 +837,11 @@ bf_planner(BF_PLANNER_PARAMS)
 		walk(&rw, lfirst(lc));
 	/* and when the function goes (DROP EXTENSION) */
 	if (rw.changed)
-		depend_on_function(stmt, rw.funcoid);
+		bf_join_depend_on_function(stmt, rw.funcoid);
 	if (rw.tracked_changed)
-		depend_on_function(stmt, rw.tracked_funcoid);
+		bf_join_depend_on_function(stmt, rw.tracked_funcoid);
 	if (rw.runtime_changed)
-		depend_on_function(stmt, rw.runtime_funcoid);
+		bf_join_depend_on_function(stmt, rw.runtime_funcoid);
 	return stmt;
 }
 
