@@ -56,8 +56,11 @@ OBJS_TRACK = src/track/bf_track_registry.o src/track/bf_track_objects.o \
 	src/track/bf_track_rebuild.o src/track/bf_track_worker.o src/track/bf_trigger.o \
 	src/track/bf_sync_into.o
 
+# scan guards: the planner hook and the node that asks a filter before a scan
+OBJS_GUARD = src/guard/bf_guard_plan.o src/guard/bf_guard_node.o
+
 OBJS = $(OBJS_ENTRY) $(OBJS_COMMON) $(OBJS_CORE) $(OBJS_VALUE) $(OBJS_WINDOW) \
-	$(OBJS_INDEX) $(OBJS_DIST) $(OBJS_INDEX_SQL) $(OBJS_JOIN) $(OBJS_TRACK)
+	$(OBJS_INDEX) $(OBJS_DIST) $(OBJS_INDEX_SQL) $(OBJS_JOIN) $(OBJS_TRACK) $(OBJS_GUARD)
 
 # The install script of 1.0 (released: never edited), the update scripts
 # in order, and the full install script of default_version, which CREATE
@@ -79,9 +82,13 @@ REGRESS_INDEX = index index_security index_batch index_plan index_changes index_
 REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign \
 	tracked_changes track_drift track_grow stat_filters
 
+# scan guards: by an index and by a tracked filter
+REGRESS_GUARD = scan_guard
+
 REGRESS_DOCS =
 
-REGRESS = $(REGRESS_VALUE) $(REGRESS_WINDOW) $(REGRESS_INDEX) $(REGRESS_TRACK) $(REGRESS_DOCS)
+REGRESS = $(REGRESS_VALUE) $(REGRESS_WINDOW) $(REGRESS_INDEX) $(REGRESS_TRACK) $(REGRESS_GUARD) \
+	$(REGRESS_DOCS)
 # inputs in test/sql, expected outputs in test/expected; results/ and
 # regression.diffs are written in the current directory
 REGRESS_OPTS = --inputdir=test
@@ -91,7 +98,9 @@ ISOLATION_INDEX = index_concurrency index_invalid index_growth index_rebuild ind
 ISOLATION_TRACK = track_concurrency track_rebuild track_reshape track_upgrade track_growth \
 	track_places
 
-ISOLATION = $(ISOLATION_INDEX) $(ISOLATION_TRACK)
+ISOLATION_GUARD = guard_concurrency
+
+ISOLATION = $(ISOLATION_INDEX) $(ISOLATION_TRACK) $(ISOLATION_GUARD)
 # specs in test/specs, expected outputs in test/expected; results and
 # regression.diffs are written under output_iso/
 ISOLATION_OPTS = --load-extension=bloomfilter --inputdir=test
@@ -106,7 +115,7 @@ PROVE_TESTS = test/t/*.pl
 
 # one folder per family (src/README.md); a source names a header by its
 # file name alone
-SRC_DIRS = core common value window index dist index_sql join track
+SRC_DIRS = core common value window index dist index_sql join track guard
 PG_CPPFLAGS = $(addprefix -I$(srcdir)/src/,$(SRC_DIRS))
 # -Wno-unused-parameter: fmgr and index AM callback signatures trip it
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter

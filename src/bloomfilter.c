@@ -4,8 +4,9 @@
  *	  The library's entry point: the module magic, and _PG_init, which
  *	  registers each area's settings when the library loads (and, when it
  *	  is preloaded, the rebuild worker), the planner hook of join
- *	  pre-filters, and the custom node of run-time join filters.  Nothing
- *	  else calls into this file.
+ *	  pre-filters, the custom node of run-time join filters, and the
+ *	  planner hook and node of scan guards.  Nothing else calls into this
+ *	  file.
  *
  *-------------------------------------------------------------------------
  */
@@ -14,6 +15,7 @@
 #include "utils/guc.h"
 
 #include "bf_cache.h"
+#include "bf_guard.h"
 #include "bf_join.h"
 #include "bf_stats.h"
 #include "bf_track.h"
@@ -29,6 +31,7 @@ _PG_init(void)
 	bf_filter_cache_define_gucs();
 	bf_join_define_gucs();
 	bf_join_runtime_init();
+	bf_guard_init();
 	bf_track_worker_init();
 	bf_stats_init();
 	MarkGUCPrefixReserved("bloomfilter");
