@@ -1,7 +1,8 @@
 # The Go client (clients/go): go vet and its unit and conformance tests;
 # its pure-Go XXH3 against the C reference (libxxhash; build tag cref);
 # then the end-to-end tests against a server
-# with lib/pq and pgx v4 (Debian's sources, GOPATH mode: the Go module
+# with lib/pq and pgx v4 (scan guards through pgx's statement cache among
+# them; Debian's sources, GOPATH mode: the Go module
 # proxy is not reachable).
 # inside the fresh-machine check, without the toolchain (test/install-deps.sh
 # leaves it out there), skipped: CI runs this suite on the machine

@@ -1,6 +1,7 @@
 # the JavaScript client (clients/js): its own tests with node's test runner
 # (conformance file included), then end to end against a throwaway cluster
-# with the extension installed, through node-postgres
+# with the extension installed, through node-postgres (and scan guards
+# through its named statements: test/e2e/guard.test.js)
 # inside the fresh-machine check, without the toolchain (test/install-deps.sh
 # leaves it out there), skipped: CI runs this suite on the machine
 if [ "${BF_NESTED:-0}" = 1 ] && ! command -v npm >/dev/null; then
