@@ -10,8 +10,10 @@ PGFILEDESC = "bloomfilter - Bloom filter type for PostgreSQL"
 # the entry point (_PG_init), alone
 OBJS_ENTRY = src/bloomfilter.o
 
-# helpers several folders share: relation checks, change-set results
-OBJS_COMMON = src/common/bf_relcheck.o src/common/bf_patch.o src/common/bf_stats.o
+# helpers several folders share: relation checks, change-set results,
+# per-filter statistics, plan nodes that pass their child's tuples on
+OBJS_COMMON = src/common/bf_relcheck.o src/common/bf_patch.o src/common/bf_stats.o \
+	src/common/bf_passthrough.o
 
 # the PostgreSQL-free core: plain, growing and window filters' bytes, text
 OBJS_CORE = src/core/bloom_core.o src/core/bloom_text.o src/core/bloom_grow.o \

@@ -22,6 +22,7 @@
  */
 #include "bf_compat.h"
 #include "bf_guard.h"
+#include "bf_passthrough.h"
 
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -96,16 +97,8 @@ guard_begin(CustomScanState *node, EState *estate, int eflags)
 	List	   *ids = linitial(cscan->custom_private);
 	List	   *arrays = lsecond(cscan->custom_private);
 	List	   *stricts = lthird(cscan->custom_private);
-	PlanState  *child;
-	bool		fixed;
 
-	child = ExecInitNode(outerPlan(cscan), estate, eflags);
-	outerPlanState(node) = child;
-	/* the tuples returned are the child's: so are their type and slots */
-	node->ss.ps.resultops = ExecGetResultSlotOps(child, &fixed);
-	node->ss.ps.resultopsfixed = fixed;
-	node->ss.ps.resultopsset = true;
-
+	bf_passthrough_begin(node, estate, eflags);
 	gs->nkeys = list_length(ids);
 	gs->keys = palloc0(sizeof(GuardKeyState) * gs->nkeys);
 	for (int i = 0; i < gs->nkeys; i++)
@@ -259,15 +252,11 @@ guard_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 }
 
-/*
- * The guard node above child, a scan: its output is the child's
- * (custom_scan_tlist, Vars of the child's output; targetlist, INDEX_VAR
- * Vars of that), its cost the child's (a filter probe is about a qual's)
- */
+/* the guard node above child, a scan, for keys (BfGuardKey) */
 CustomScan *
 bf_guard_make_node(Plan *child, int node_id, List *keys)
 {
-	CustomScan *cs = makeNode(CustomScan);
+	CustomScan *cs = bf_passthrough_node(child, node_id, &guard_scan_methods);
 	List	   *exprs = NIL,
 			   *tests = NIL,
 			   *ids = NIL,
@@ -275,28 +264,6 @@ bf_guard_make_node(Plan *child, int node_id, List *keys)
 			   *stricts = NIL;
 	ListCell   *lc;
 
-	cs->scan.plan.startup_cost = child->startup_cost;
-	cs->scan.plan.total_cost = child->total_cost;
-	cs->scan.plan.plan_rows = child->plan_rows;
-	cs->scan.plan.plan_width = child->plan_width;
-	cs->scan.plan.parallel_aware = false;
-	cs->scan.plan.parallel_safe = child->parallel_safe;
-	cs->scan.plan.plan_node_id = node_id;
-	cs->scan.plan.extParam = bms_copy(child->extParam);
-	cs->scan.plan.allParam = bms_copy(child->allParam);
-	cs->scan.plan.lefttree = child;
-	cs->scan.scanrelid = 0;
-	foreach(lc, child->targetlist)
-	{
-		TargetEntry *tle = lfirst(lc);
-
-		cs->custom_scan_tlist = lappend(cs->custom_scan_tlist,
-										makeTargetEntry((Expr *) makeVarFromTargetEntry(OUTER_VAR, tle),
-														tle->resno, tle->resname, tle->resjunk));
-		cs->scan.plan.targetlist = lappend(cs->scan.plan.targetlist,
-										   makeTargetEntry((Expr *) makeVarFromTargetEntry(INDEX_VAR, tle),
-														   tle->resno, tle->resname, tle->resjunk));
-	}
 	foreach(lc, keys)
 	{
 		BfGuardKey *k = lfirst(lc);
@@ -309,7 +276,6 @@ bf_guard_make_node(Plan *child, int node_id, List *keys)
 	}
 	cs->custom_exprs = list_concat(exprs, tests);
 	cs->custom_private = list_make3(ids, arrays, stricts);
-	cs->methods = &guard_scan_methods;
 	return cs;
 }
 

@@ -62,6 +62,7 @@
  *-------------------------------------------------------------------------
  */
 #include "bf_join.h"
+#include "bf_passthrough.h"
 #include "bf_value.h"
 
 #include "catalog/pg_type.h"
@@ -314,17 +315,10 @@ build_begin(CustomScanState *node, EState *estate, int eflags)
 	List	   *stricts = lsecond(cscan->custom_private);
 	List	   *colls = lthird(cscan->custom_private);
 	List	   *columns = lfourth(cscan->custom_private);
-	PlanState  *child;
-	bool		fixed;
 	int			i = 0;
 	ListCell   *lc;
 
-	child = ExecInitNode(outerPlan(cscan), estate, eflags);
-	outerPlanState(node) = child;
-	/* the tuples returned are the child's: so are their type and slots */
-	node->ss.ps.resultops = ExecGetResultSlotOps(child, &fixed);
-	node->ss.ps.resultopsfixed = fixed;
-	node->ss.ps.resultopsset = true;
+	bf_passthrough_begin(node, estate, eflags);
 
 	bs->nfilters = list_length(ids);
 	bs->filters = palloc0(sizeof(RuntimeFilter *) * bs->nfilters);
@@ -487,33 +481,10 @@ bf_join_pays(Join *join, bool always, double in_memory_bytes)
 static CustomScan *
 make_build_node(Plan *child, int node_id)
 {
-	CustomScan *cs = makeNode(CustomScan);
-	ListCell   *lc;
+	CustomScan *cs = bf_passthrough_node(child, node_id, &build_scan_methods);
 
-	cs->scan.plan.startup_cost = child->startup_cost;
 	/* a hash per row, about what a qual's operator costs */
-	cs->scan.plan.total_cost = child->total_cost + cpu_operator_cost * child->plan_rows;
-	cs->scan.plan.plan_rows = child->plan_rows;
-	cs->scan.plan.plan_width = child->plan_width;
-	cs->scan.plan.parallel_aware = false;
-	cs->scan.plan.parallel_safe = child->parallel_safe;
-	cs->scan.plan.plan_node_id = node_id;
-	cs->scan.plan.extParam = bms_copy(child->extParam);
-	cs->scan.plan.allParam = bms_copy(child->allParam);
-	cs->scan.plan.lefttree = child;
-	cs->scan.scanrelid = 0;
-	foreach(lc, child->targetlist)
-	{
-		TargetEntry *tle = lfirst(lc);
-
-		cs->custom_scan_tlist = lappend(cs->custom_scan_tlist,
-										makeTargetEntry((Expr *) makeVarFromTargetEntry(OUTER_VAR, tle),
-														tle->resno, tle->resname, tle->resjunk));
-		cs->scan.plan.targetlist = lappend(cs->scan.plan.targetlist,
-										   makeTargetEntry((Expr *) makeVarFromTargetEntry(INDEX_VAR, tle),
-														   tle->resno, tle->resname, tle->resjunk));
-	}
-	cs->methods = &build_scan_methods;
+	cs->scan.plan.total_cost += cpu_operator_cost * child->plan_rows;
 	return cs;
 }
 
