@@ -48,6 +48,7 @@ typedef struct GuardState
 	CustomScanState css;
 	int			nkeys;
 	GuardKeyState *keys;
+	int			eflags;			/* to start the scan with */
 	bool		checked;		/* asked since the last start or rescan */
 	bool		skip;			/* its answer: return no rows */
 	uint64		asked;			/* for EXPLAIN ANALYZE */
@@ -59,6 +60,8 @@ static void guard_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *guard_exec(CustomScanState *node);
 static void guard_end(CustomScanState *node);
 static void guard_rescan(CustomScanState *node);
+static void guard_mark(CustomScanState *node);
+static void guard_restore(CustomScanState *node);
 static void guard_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 static const CustomScanMethods guard_scan_methods = {
@@ -72,6 +75,8 @@ static const CustomExecMethods guard_exec_methods = {
 	.ExecCustomScan = guard_exec,
 	.EndCustomScan = guard_end,
 	.ReScanCustomScan = guard_rescan,
+	.MarkPosCustomScan = guard_mark,
+	.RestrPosCustomScan = guard_restore,
 	.ExplainCustomScan = guard_explain,
 };
 
@@ -98,7 +103,18 @@ guard_begin(CustomScanState *node, EState *estate, int eflags)
 	List	   *arrays = lsecond(cscan->custom_private);
 	List	   *stricts = lthird(cscan->custom_private);
 
-	bf_passthrough_begin(node, estate, eflags);
+	/*
+	 * The scan is started only when the filter first says "maybe": a
+	 * lookup of an absent key spares its start too (opening and locking
+	 * the index, its scan keys), which costs about as much as the btree
+	 * descent.  Its slots, and so the node's, are then unknown here.
+	 * Under EXPLAIN it starts now, to be shown (and "never executed").
+	 */
+	gs->eflags = eflags;
+	if (estate->es_instrument || (eflags & EXEC_FLAG_EXPLAIN_ONLY))
+		bf_passthrough_begin(node, estate, eflags);
+	else
+		node->ss.ps.resultopsfixed = false;
 	gs->nkeys = list_length(ids);
 	gs->keys = palloc0(sizeof(GuardKeyState) * gs->nkeys);
 	for (int i = 0; i < gs->nkeys; i++)
@@ -191,6 +207,14 @@ guard_exec(CustomScanState *node)
 	}
 	if (gs->skip)
 		return NULL;
+	if (outerPlanState(node) == NULL)
+	{
+		EState	   *estate = node->ss.ps.state;
+		MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+
+		outerPlanState(node) = ExecInitNode(outerPlan(node->ss.ps.plan), estate, gs->eflags);
+		MemoryContextSwitchTo(old);
+	}
 	return ExecProcNode(outerPlanState(node));
 }
 
@@ -207,8 +231,24 @@ guard_rescan(CustomScanState *node)
 	GuardState *gs = (GuardState *) node;
 
 	gs->checked = false;
-	if (outerPlanState(node)->chgParam == NULL)
+	if (outerPlanState(node) != NULL && outerPlanState(node)->chgParam == NULL)
 		ExecReScan(outerPlanState(node));
+}
+
+/*
+ * A merge join marks and restores the position of its inner scan, which
+ * the guard replaced: it did so only after a row, so the scan is started
+ */
+static void
+guard_mark(CustomScanState *node)
+{
+	ExecMarkPos(outerPlanState(node));
+}
+
+static void
+guard_restore(CustomScanState *node)
+{
+	ExecRestrPos(outerPlanState(node));
 }
 
 /* where the test of key k asks: an index, or a column's tracked filter */
@@ -276,6 +316,11 @@ bf_guard_make_node(Plan *child, int node_id, List *keys)
 	}
 	cs->custom_exprs = list_concat(exprs, tests);
 	cs->custom_private = list_make3(ids, arrays, stricts);
+	/* what the executor may ask of the scan it may ask of the guard */
+	if (ExecSupportsBackwardScan(child))
+		cs->flags |= CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+	if (IsA(child, IndexScan) || IsA(child, IndexOnlyScan))
+		cs->flags |= CUSTOMPATH_SUPPORT_MARK_RESTORE;
 	return cs;
 }
 

@@ -388,7 +388,18 @@ guard_scan(GuardRewrite *gr, Plan **slot)
 		keys = lappend(keys, k);
 	}
 	if (keys != NIL)
-		*slot = (Plan *) bf_guard_make_node(*slot, next_node_id(gr), keys);
+	{
+		CustomScan *cs = bf_guard_make_node(*slot, next_node_id(gr), keys);
+
+		/*
+		 * The scan's InitPlans (a query of one table has them there) may
+		 * compute a key: the guard, which evaluates the keys before it
+		 * starts the scan, starts them
+		 */
+		cs->scan.plan.initPlan = scan->plan.initPlan;
+		scan->plan.initPlan = NIL;
+		*slot = (Plan *) cs;
+	}
 }
 
 /* does a scan of plan p have a join pre-filter among its quals? */

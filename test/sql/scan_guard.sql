@@ -72,6 +72,13 @@ SELECT test_explain($$EXECUTE sg_exists('absent')$$, '(Scan|Guard)');
 EXECUTE sg_exists('absent');
 EXECUTE sg_exists('user11@example.com');
 
+-- a key computed by an InitPlan: the guard runs it first
+PREPARE sg_initplan(int) AS SELECT id FROM sg WHERE email = (SELECT 'user' || $1 || '@example.com');
+SELECT test_explain($$EXECUTE sg_initplan(30)$$, '(Scan|Guard Asked|Guard Skipped)');
+SELECT test_explain($$EXECUTE sg_initplan(-30)$$, '(Scan|Guard Asked|Guard Skipped)');
+EXECUTE sg_initplan(30);
+EXECUTE sg_initplan(-30);
+
 -- an int4 parameter for an int8 column: integers hash alike, guarded
 PREPARE sg_int(int4) AS SELECT id FROM sg WHERE n = $1;
 EXPLAIN (COSTS OFF) EXECUTE sg_int(5);
@@ -107,6 +114,27 @@ EXPLAIN (COSTS OFF) SELECT o.k, s.id FROM sg_o o JOIN sg s ON s.email = o.k;
 SELECT o.k, s.id FROM sg_o o JOIN sg s ON s.email = o.k ORDER BY s.id;
 RESET bloomfilter.join_filter;
 RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_memoize;
+
+-- a PL/pgSQL scroll cursor over a guarded scan, read both ways
+CREATE FUNCTION sg_scroll(v text[]) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	c SCROLL CURSOR FOR SELECT id FROM sg WHERE email = ANY (v);
+	r int;
+	s text;
+BEGIN
+	OPEN c;
+	FETCH LAST FROM c INTO r;
+	s := coalesce(r::text, '-');
+	FETCH PRIOR FROM c INTO r;
+	s := s || ',' || coalesce(r::text, '-');
+	FETCH FIRST FROM c INTO r;
+	s := s || ',' || coalesce(r::text, '-');
+	CLOSE c;
+	RETURN s;
+END $$;
+SELECT sg_scroll('{user3@example.com,user5@example.com,user9@example.com}') AS present,
+	   sg_scroll('{a,b}') AS absent;
+DROP FUNCTION sg_scroll;
 
 -- the setting
 SET bloomfilter.guard_scans = off;
