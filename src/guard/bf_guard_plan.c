@@ -67,7 +67,8 @@ typedef struct GuardRewrite
 	Oid			funcoid;		/* bf_join_prefilter(regclass, anyelement) */
 	Oid			tracked_funcoid;	/* bf_join_tracked_prefilter(regclass,
 									 * name, anyelement) */
-	const BfExt *ext;			/* of tracked_funcoid */
+	const BfExt *ext;			/* of tracked_funcoid (tracked_ext) */
+	bool		ext_looked;
 	Bitmapset  *prefiltered;	/* nested loops' parameters a join filter
 								 * tested on the outer side */
 	int			last_node_id;	/* -1 until a node is added */
@@ -272,6 +273,27 @@ column_index(Oid relid, AttrNumber attnum)
 	return found;
 }
 
+/* has relid triggers (cheap, before the registry is read)? */
+static bool
+has_triggers(Oid relid)
+{
+	Relation	rel = table_open(relid, NoLock);	/* locked by the planner */
+	bool		has = rel->rd_rel->relhastriggers;
+
+	table_close(rel, NoLock);
+	return has;
+}
+
+/* the extension of bf_join_tracked_prefilter, looked up once per plan */
+static const BfExt *
+tracked_ext(GuardRewrite *gr)
+{
+	if (!gr->ext_looked && OidIsValid(gr->tracked_funcoid))
+		gr->ext = bf_ext(gr->tracked_funcoid, true);
+	gr->ext_looked = true;
+	return gr->ext;
+}
+
 /* does e contain a parameter (whose value the plan does not know)? */
 static bool
 has_param_walker(Node *node, void *context)
@@ -302,8 +324,9 @@ key_test(GuardRewrite *gr, Oid relid, Equality *eq, int *paramid)
 		indexoid = column_index(relid, eq->col->varattno);
 	if (!OidIsValid(indexoid))
 	{
-		colname = get_attname(relid, eq->col->varattno, true);
-		if (gr->ext == NULL || colname == NULL ||
+		/* a column tracked by the trigger method has its sync triggers */
+		if (!has_triggers(relid) || tracked_ext(gr) == NULL ||
+			(colname = get_attname(relid, eq->col->varattno, true)) == NULL ||
 			!bf_tracked_join_usable(gr->ext, relid, colname, GetUserId()))
 			return NULL;
 	}
@@ -486,9 +509,7 @@ bf_guard_planner(BF_PLANNER_PARAMS)
 											&prefilter_cached);
 	gr.tracked_funcoid = bf_join_extension_function("bf_join_tracked_prefilter", 3,
 													tracked_args, &tracked_cached);
-	if (OidIsValid(gr.tracked_funcoid))
-		gr.ext = bf_ext(gr.tracked_funcoid, true);
-	if (!OidIsValid(gr.funcoid) && gr.ext == NULL)
+	if (!OidIsValid(gr.funcoid) && !OidIsValid(gr.tracked_funcoid))
 		return stmt;
 	walk(&gr, &stmt->planTree);
 	foreach(lc, stmt->subplans)
