@@ -16,13 +16,16 @@
  * complete and usable by this transaction's snapshots or the tracked
  * filter not stale; where they cannot answer they say "maybe", which
  * runs the scan.  A key of the scan's "= ANY" or IN (...) is absent when
- * each of its elements is.  skip_scan() is the one place that decides.
+ * each of its elements is.  skip_scan() is the one place that decides,
+ * and counts the skip in the filter's statistics (bf_stats.h); the tests
+ * count their lookups themselves.
  *
  *-------------------------------------------------------------------------
  */
 #include "bf_compat.h"
 #include "bf_guard.h"
 #include "bf_passthrough.h"
+#include "bf_stats.h"
 
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -38,6 +41,8 @@ typedef struct GuardKeyState
 	BfGuardKey	def;
 	ExprState  *key;
 	ExprState  *test;
+	Oid			stats_relid;	/* the filter, as bf_stats.h names it */
+	AttrNumber	stats_attnum;
 	int16		elmlen;			/* of an array key's elements */
 	bool		elmbyval;
 	char		elmalign;
@@ -90,6 +95,23 @@ guard_create_state(CustomScan *cscan)
 }
 
 /*
+ * The filter that key k's test asks, named as bf_stats.h names filters:
+ * an index (its OID, 0), or a tracked column (the table, the column)
+ */
+static void
+stats_name(GuardKeyState *k)
+{
+	FuncExpr   *f = (FuncExpr *) k->def.test;
+
+	k->stats_relid = DatumGetObjectId(((Const *) linitial(f->args))->constvalue);
+	k->stats_attnum = 0;
+	if (list_length(f->args) == 3)
+		k->stats_attnum =
+			get_attnum(k->stats_relid,
+					   NameStr(*DatumGetName(((Const *) lsecond(f->args))->constvalue)));
+}
+
+/*
  * custom_exprs: the keys, then their tests; custom_private: the tests'
  * parameter ids, whether each key is an array, whether its equality is
  * strict
@@ -128,6 +150,7 @@ guard_begin(CustomScanState *node, EState *estate, int eflags)
 		k->def.strict = list_nth_int(stricts, i) != 0;
 		k->key = ExecInitExpr(k->def.key, &node->ss.ps);
 		k->test = ExecInitExpr(k->def.test, &node->ss.ps);
+		stats_name(k);
 		if (k->def.is_array)
 			get_typlenbyvalalign(get_element_type(exprType((Node *) k->def.key)),
 								 &k->elmlen, &k->elmbyval, &k->elmalign);
@@ -188,7 +211,11 @@ skip_scan(GuardState *gs)
 	ResetExprContext(econtext);
 	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	for (int i = 0; i < gs->nkeys && !skip; i++)
+	{
 		skip = !key_may_match(&gs->keys[i], econtext);
+		if (skip)
+			bf_stats_count_skip(gs->keys[i].stats_relid, gs->keys[i].stats_attnum);
+	}
 	MemoryContextSwitchTo(old);
 	gs->asked++;
 	gs->skipped += skip;

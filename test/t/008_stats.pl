@@ -1,7 +1,8 @@
 # Per-filter statistics (bloomfilter in shared_preload_libraries): every
 # lookup path counts its filter's lookups and "absent" answers --
 # bf_might_contain of both methods, bf_index_contains, the bitmap scan of
-# a bloomfilter index -- in bf_stat_filters once the transaction ends;
+# a bloomfilter index, a scan guard and the scan it skipped -- in
+# bf_stat_filters once the transaction ends;
 # bloomfilter.track_stats = off counts nothing; another database's counts
 # are not shown; everyone may read them, only superusers and those granted
 # EXECUTE may reset them; a restart starts from zero (shared memory).
@@ -82,6 +83,20 @@ like($err, qr/permission denied for function bf_stat_reset/, 'a plain role may n
 $node->safe_psql('postgres', 'SELECT bf_stat_reset()', extra_params => [ '-U', 'resetter' ]);
 is($node->safe_psql('postgres', 'SELECT count(*) FROM bf_stat_filters'), '0',
 	'reset by a role granted EXECUTE');
+
+# scan guards (docs/scan-guards.md): the filter's test counts the lookup,
+# the guard the scan it skipped
+$node->safe_psql(
+	'postgres', q{
+SET plan_cache_mode = force_generic_plan;
+PREPARE g(int) AS SELECT * FROM t_plain WHERE k = $1;
+EXECUTE g(-8);
+EXECUTE g(8);
+PREPARE gt(int) AS SELECT * FROM t_trig WHERE k = $1;
+EXECUTE gt(-8);
+});
+is(counts(), "t_plain_bf|-|index|2|1|1\nt_trig|k|tracked|1|1|1",
+	'a guarded scan skipped is counted');
 
 $node->safe_psql('postgres', "SELECT bf_might_contain('t_trig', 'k', 1)");
 $node->restart;
