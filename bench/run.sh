@@ -24,7 +24,7 @@ if ! command -v pg_virtualenv >/dev/null 2>&1; then
 	exit 1
 fi
 pgbin="$(pg_config --bindir)"
-pgver="$("$pgbin/postgres" --version | sed 's/.* \([0-9][0-9]*\)\..*/\1/')"
+pgver="$("$pgbin/postgres" --version | sed 's/^[^)]*) \([0-9][0-9]*\).*/\1/')"
 
 # Server settings: everything in memory, no parallelism (a worker would
 # detoast the filter again and the 2-core machine would time the scheduler),

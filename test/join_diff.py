@@ -88,6 +88,9 @@ TRACKED_FN = "bf_join_tracked_prefilter"
 # run-time filters built from a hash join's inner side: a fourth run of
 # each query has them on (the index pre-filter on or off by turns)
 RT_GUC = "bloomfilter.runtime_join_filter"
+# scan guards (a guard node above a scan for column = parameter): off in
+# the baseline run, on in the others, so that the comparison covers them
+GUARD_GUC = "bloomfilter.guard_scans"
 RT_FN = "bf_runtime_filter"
 HOT = [7, 42, 1000, -3, 0]
 # session settings of every connection: no JIT (the disable costs of
@@ -1016,6 +1019,13 @@ def filters_of(explain_json, fn=FN):
     return out
 
 
+def guards_of(explain_json):
+    """The scan guards (BloomGuard nodes) of a plan."""
+    doc = json.loads(explain_json) if isinstance(explain_json, str) else explain_json
+    return [n for top in doc for n in plan_nodes(top["Plan"])
+            if n.get("Custom Plan Provider") == "BloomGuard"]
+
+
 class Session:
     """What the generated queries (Runner) and the fixed checks (Fixed)
     share: their connections, with the library loaded where the server has
@@ -1050,6 +1060,7 @@ class Runner(Session):
         self.not_eligible = collections.Counter()
         self.slow = []
         self.has_rt = has_guc and has_setting(conninfo, RT_GUC)
+        self.has_guard = has_guc and has_setting(conninfo, GUARD_GUC)
         self.rt_removed = 0
 
     def apply(self, q, value, runtime="off"):
@@ -1058,6 +1069,8 @@ class Runner(Session):
             s[GUC] = self.values(value)
         if self.has_rt:
             s[RT_GUC] = self.values(runtime)
+        if self.has_guard:
+            s[GUARD_GUC] = self.values("off" if value == "off" and runtime == "off" else "on")
         sql = "SELECT " + ", ".join("set_config('%s', '%s', false)" % kv for kv in s.items())
         self.conn.execute(sql)
 
@@ -1159,6 +1172,8 @@ class Runner(Session):
         self.stats["rows"] += len(base)
         self.shape_total[q.shape] += 1
         filt = filters_of(ex) if ex is not None else []
+        if ex is not None and guards_of(ex):
+            self.stats["guarded"] += 1
         if filt:
             self.stats["filtered"] += 1
             self.shape_filtered[q.shape] += 1
@@ -1717,6 +1732,7 @@ def main():
                  ef, elig, pct, ", ".join("%s %d/%d" % (c, runner.cat_filtered[c], runner.cat_total[c])
                                           for c in ("inner", "semi", "outer")),
                  st["filtered"], st["filtered, not eligible"]))
+        note("scan guards (off in the baseline run): %d queries" % st["guarded"])
         note("pre-filters from filters tracked by the trigger method: %d queries; "
              "from the partitioned index of p_part: %d; from p_part's tracked filter: %d"
              % (st["filtered by a tracked filter"], st["filtered by a partitioned index"],

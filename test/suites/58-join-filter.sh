@@ -1,4 +1,5 @@
-# the join pre-filter (bloomfilter.join_filter): test/join_diff.py runs
+# the join pre-filter (bloomfilter.join_filter) and the scan guards
+# (bloomfilter.guard_scans, off in the baseline run): test/join_diff.py runs
 # generated joins (inner, semi, anti, outer, three tables, rescans, cursors,
 # prepared statements; random join methods, work_mem, parallel query) with
 # the filter off, on and auto, and the rows must be the same; at least a
