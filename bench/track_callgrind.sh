@@ -15,7 +15,9 @@
 # Output: one line "index <instructions>", one line "might <instructions>"
 # and one line "exists <instructions>": the statement a filter is meant to
 # spare, SELECT EXISTS (SELECT 1 FROM cg_users WHERE email = $1), over a
-# btree on the column; then the ratios "might/exists" and "index/exists".
+# btree on the column (bloomfilter.guard_scans off: the btree alone), and
+# one line "guarded <instructions>": the same statement with the scan
+# guard (docs/scan-guards.md); then the ratios to "exists".
 # METHOD=trigger tracks the column with method 'trigger' instead (the
 # filter in the registry, read through the backend's filter cache): then
 # no "index" line.  KINDS="might exists" measures only those; CG_KEEP=DIR
@@ -42,8 +44,8 @@ CREATE INDEX cg_users_email_btree ON cg_users USING btree (email);
 VACUUM ANALYZE cg_users;
 SQL
 idx="$(cg_psql -A -t -c "SELECT bf_track_index('cg_users', 'email')::oid")"
-kinds="index might exists"
-[ "$METHOD" = trigger ] && kinds="might exists"
+kinds="index might exists guarded"
+[ "$METHOD" = trigger ] && kinds="might exists guarded"
 kinds="${KINDS:-$kinds}"
 cg_stop
 
@@ -52,6 +54,14 @@ script() {
 	if [ "$1" = might ]; then
 		echo "PREPARE p(text) AS SELECT bf_might_contain('cg_users', 'email', \$1)"
 	elif [ "$1" = exists ]; then
+		# the btree alone: no scan guard, whether the library is loaded or not
+		echo "SET bloomfilter.guard_scans = off"
+		echo "PREPARE p(text) AS SELECT EXISTS (SELECT 1 FROM cg_users WHERE email = \$1)"
+	elif [ "$1" = guarded ]; then
+		# the same statement with the scan guard of the column's filter
+		# (the library loaded before the plan is made, as preloading does)
+		echo "LOAD 'bloomfilter'"
+		echo "SET plan_cache_mode = force_generic_plan"
 		echo "PREPARE p(text) AS SELECT EXISTS (SELECT 1 FROM cg_users WHERE email = \$1)"
 	else
 		echo "PREPARE p(text) AS SELECT bf_index_contains($idx::regclass, \$1)"
@@ -75,7 +85,7 @@ for kind in $kinds; do
 	echo "$kind ${per[$kind]}"
 done
 if [ -n "${per[exists]:-}" ]; then
-	for kind in might index; do
+	for kind in might index guarded; do
 		if [ -n "${per[$kind]:-}" ]; then
 			awk -v a="${per[$kind]}" -v b="${per[exists]}" -v k="$kind" \
 				'BEGIN { printf "%s/exists %.3f\n", k, a / b }'

@@ -28,7 +28,9 @@
  * guard; and the guard's test checks all of it again at run time (another
  * user may run the plan), saying "maybe" where it may not answer.  A
  * constant key is guarded only from a tracked filter: the index's cost
- * estimate deals with constants itself.
+ * estimate deals with constants itself.  A tracked filter guards only
+ * sequential scans: its probe costs more than the index descent it would
+ * spare (bench/track_callgrind.sh).
  *
  *-------------------------------------------------------------------------
  */
@@ -311,7 +313,7 @@ has_param_walker(Node *node, void *context)
  * tracked filter; NULL when neither answers
  */
 static Expr *
-key_test(GuardRewrite *gr, Oid relid, Equality *eq, int *paramid)
+key_test(GuardRewrite *gr, Scan *scan, Oid relid, Equality *eq, int *paramid)
 {
 	Oid			type = eq->is_array ? get_element_type(exprType((Node *) eq->key)) :
 		exprType((Node *) eq->key);
@@ -324,8 +326,13 @@ key_test(GuardRewrite *gr, Oid relid, Equality *eq, int *paramid)
 		indexoid = column_index(relid, eq->col->varattno);
 	if (!OidIsValid(indexoid))
 	{
-		/* a column tracked by the trigger method has its sync triggers */
-		if (!has_triggers(relid) || tracked_ext(gr) == NULL ||
+		/*
+		 * A tracked filter's probe (the registry row, then a chunk) costs
+		 * more than the descent of an index it would spare: it guards only
+		 * scans that read the whole table.  A column tracked by the trigger
+		 * method has its sync triggers.
+		 */
+		if (!IsA(scan, SeqScan) || !has_triggers(relid) || tracked_ext(gr) == NULL ||
 			(colname = get_attname(relid, eq->col->varattno, true)) == NULL ||
 			!bf_tracked_join_usable(gr->ext, relid, colname, GetUserId()))
 			return NULL;
@@ -400,7 +407,7 @@ guard_scan(GuardRewrite *gr, Plan **slot)
 		int			paramid;
 
 		if (!equality_of(gr, scan, lfirst(lc), &eq) ||
-			(test = key_test(gr, relid, &eq, &paramid)) == NULL)
+			(test = key_test(gr, scan, relid, &eq, &paramid)) == NULL)
 			continue;
 		k = palloc0(sizeof(BfGuardKey));
 		k->key = copyObject(eq.key);
