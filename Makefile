@@ -45,7 +45,7 @@ OBJS_DIST = src/dist/bf_index_dist.o src/dist/bf_index_dist_shards.o \
 OBJS_INDEX_SQL = src/index_sql/bf_index_funcs.o src/index_sql/bf_index_changes.o
 
 # join filters: planner pre-filters and run-time filters
-OBJS_JOIN = src/join/bf_join_keys.o src/join/bf_join_plan.o src/join/bf_join_filter.o \
+OBJS_JOIN = src/join/bf_join_keys.o src/join/bf_join_fkey.o src/join/bf_join_plan.o src/join/bf_join_filter.o \
 	src/join/bf_join_runtime.o src/join/bf_join_query.o
 
 # tracked filters: registry, management, lookups, the sync trigger, DDL
@@ -79,7 +79,7 @@ REGRESS_VALUE = setup hashing core io errors accuracy setops aggregates filter_c
 REGRESS_WINDOW = window growing union
 
 REGRESS_INDEX = index index_security index_batch index_plan index_changes index_growing \
-	join_filter
+	join_filter join_filter_choice
 
 REGRESS_TRACK = track track_index track_security track_ddl track_adopt track_foreign \
 	tracked_changes track_drift track_grow stat_filters

@@ -53,7 +53,8 @@ typedef enum BfJoinFilterMode
 	BF_JOIN_FILTER_AUTO
 } BfJoinFilterMode;
 extern const struct config_enum_entry bf_join_filter_options[];
-extern bool bf_join_pays(Join *join, bool always, double in_memory_bytes);
+extern bool bf_join_pays(Join *join, bool always, double in_memory_bytes,
+						 double inner_fraction);
 
 /*
  * keys a join filter tests before it judges whether it pays: it switches
@@ -78,6 +79,9 @@ bf_join_probe(BfJoinProbe *p, bool found)
 }
 extern bool bf_join_runtime_enabled(void);
 
+/* bf_join_fkey.c: does a foreign key say every outer key has a partner? */
+extern bool bf_join_fkey_covers(List *rtable, Var *outer, Var *inner);
+
 /* bf_join_query.c: what join filters keep for one execution of a query */
 typedef enum BfQueryKind
 {
@@ -94,8 +98,11 @@ extern bool bf_join_find_scan(List *apprels, Plan *outer, Plan *inner, Expr *e,
 							  bool outer_side, Scan **scan, Var **var, Var **column);
 extern bool bf_join_find_outer_scans(List *apprels, Plan *outer, Plan *inner, Expr *e,
 									 List **scans, List **vars, Var **column);
+extern Var *bf_join_table_column(List *scans, Var *column);
 extern bool bf_join_key_ok(Oid opno, Oid coll, Oid outer_type, Oid inner_type);
 
+extern bool bf_join_runtime_wanted(HashJoin *join);
+extern bool bf_join_runtime_key_ok(Oid outer_type, Oid inner_type);
 extern bool bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys,
 									 Oid funcoid, int *last_node_id, int *next_filter_id);
 

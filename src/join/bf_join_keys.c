@@ -290,6 +290,20 @@ bf_join_find_outer_scans(List *apprels, Plan *outer, Plan *inner, Expr *e, List 
 	return true;
 }
 
+/*
+ * The table column that column (of bf_join_find_outer_scans) names for
+ * every one of scans: itself for one scan, the partitioned table's for
+ * its partitions' scans; NULL for the branches of a UNION ALL.
+ */
+Var *
+bf_join_table_column(List *scans, Var *column)
+{
+	if (list_length(scans) == 1 ||
+		column->varno != (int) ((Scan *) linitial(scans))->scanrelid)
+		return column;
+	return NULL;
+}
+
 static bool
 integer_type(Oid t)
 {

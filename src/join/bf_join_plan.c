@@ -93,6 +93,12 @@
 #include "utils/syscache.h"
 
 static int	join_filter_mode = BF_JOIN_FILTER_AUTO;
+
+/*
+ * a run-time filter instead of an index's where the inner side holds less
+ * than this share of the table's keys (estimates: clearly fewer)
+ */
+#define PREFER_RUNTIME_FRACTION	0.9
 static planner_hook_type prev_planner = NULL;
 
 
@@ -111,6 +117,8 @@ typedef struct JoinRewrite
 	int			next_filter_id; /* the next run-time filter's number */
 } JoinRewrite;
 
+static Plan **inner_index_scan(NestLoop *nl);
+
 /* ---- the keys of a join, and the index that answers for them ---- */
 
 /*
@@ -122,10 +130,12 @@ typedef struct KeyPair
 {
 	Scan	   *oscan;			/* NULL: okey is a nested loop's parameter */
 	Expr	   *okey;
+	Var		   *ocol;			/* the outer table's column; NULL: unknown */
 	Scan	   *iscan;
 	Var		   *icol;
 	Oid			opno;
 	Oid			coll;
+	bool		hashed;			/* a hash join's hash clause */
 } KeyPair;
 
 /*
@@ -283,9 +293,101 @@ tracked_qual(JoinRewrite *rw, KeyPair *kp)
 
 /* does the index pre-filter of the join pay (bloomfilter.join_filter)? */
 static bool
-pays(Join *join)
+pays(Join *join, double inner_fraction)
 {
-	return bf_join_pays(join, join_filter_mode == BF_JOIN_FILTER_ON, HUGE_VAL);
+	return bf_join_pays(join, join_filter_mode == BF_JOIN_FILTER_ON, HUGE_VAL, inner_fraction);
+}
+
+/* the rows of a table, as its last ANALYZE counted them (-1: unknown) */
+static double
+table_rows(Oid relid)
+{
+	Relation	rel = table_open(relid, NoLock);	/* locked by the planner */
+	double		rows = rel->rd_rel->reltuples;
+
+	table_close(rel, NoLock);
+	return rows;
+}
+
+/*
+ * The share of the inner table's keys that the join's inner side holds,
+ * after its own quals: an index's filter holds them all, a run-time
+ * filter only these.  1 where it is not known (a parameterized inner
+ * scan, whose estimate is per outer row).
+ */
+static double
+inner_fraction(JoinRewrite *rw, Join *join, KeyPair *kp)
+{
+	Plan	  **slot;
+	double		rows;
+
+	if (IsA(join, NestLoop) && (slot = inner_index_scan((NestLoop *) join)) != NULL &&
+		*slot == (Plan *) kp->iscan)
+		return 1.0;
+	rows = table_rows(rt_fetch(kp->icol->varno, rw->stmt->rtable)->relid);
+	if (rows <= 0)
+		return 1.0;
+	return Min(1.0, innerPlan(join)->plan_rows / rows);
+}
+
+/* does a foreign key say that each of keys finds its partner? */
+static bool
+fkey_covered(JoinRewrite *rw, List *keys)
+{
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		KeyPair    *kp = lfirst(lc);
+
+		if (kp->ocol == NULL || !bf_join_fkey_covers(rw->stmt->rtable, kp->ocol, kp->icol))
+			return false;
+	}
+	return true;
+}
+
+/* will each of keys, of a hash join, get a run-time filter if left to it? */
+static bool
+runtime_instead(JoinRewrite *rw, Join *join, List *keys)
+{
+	ListCell   *lc;
+
+	if (!IsA(join, HashJoin) || !OidIsValid(rw->runtime_funcoid) ||
+		!bf_join_runtime_wanted((HashJoin *) join))
+		return false;
+	foreach(lc, keys)
+	{
+		KeyPair    *kp = lfirst(lc);
+
+		if (!kp->hashed ||
+			!bf_join_runtime_key_ok(exprType((Node *) kp->okey), kp->icol->vartype))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Should the join's keys get the pre-filter of an index or tracked filter
+ * that answers for them?  Not where a foreign key says it removes nothing;
+ * not where a run-time filter of the same keys is built from clearly
+ * fewer of them (the inner side's quals drop some: it removes the rows the
+ * pre-filter does and more); else where the setting says so, auto judging
+ * by the rows the pre-filter (not the join) is expected to drop.  join
+ * NULL: an anti join's gate, which pays() judged already.
+ */
+static bool
+prefilter_wanted(JoinRewrite *rw, Join *join, List *keys)
+{
+	double		fraction;
+
+	if (join == NULL)
+		return true;
+	if (fkey_covered(rw, keys))
+		return false;
+	fraction = inner_fraction(rw, join, linitial(keys));
+	if (fraction < PREFER_RUNTIME_FRACTION && runtime_instead(rw, join, keys))
+		return false;
+	return pays(join, fraction);
 }
 
 /*
@@ -295,7 +397,7 @@ pays(Join *join)
  * index answers.
  */
 static FuncExpr *
-filter_qual(JoinRewrite *rw, List *pairs)
+filter_qual(JoinRewrite *rw, Join *join, List *pairs)
 {
 	List	   *keys = NIL;
 	List	   *args = NIL;
@@ -307,10 +409,13 @@ filter_qual(JoinRewrite *rw, List *pairs)
 	if (!OidIsValid(indexoid))
 	{
 		/* no index: the filter of a column tracked by the trigger method */
-		if ((tracked = inner_tracked(rw, pairs)) == NULL)
+		if ((tracked = inner_tracked(rw, pairs)) == NULL ||
+			!prefilter_wanted(rw, join, list_make1(tracked)))
 			return NULL;
 		return tracked_qual(rw, tracked);
 	}
+	if (!prefilter_wanted(rw, join, keys))
+		return NULL;
 	foreach(lc, keys)
 		args = lappend(args, copyObject(((KeyPair *) lfirst(lc))->okey));
 	if (list_length(args) == 1)
@@ -337,10 +442,10 @@ filter_qual(JoinRewrite *rw, List *pairs)
 
 /* give the outer scan of pairs the filter qual */
 static void
-add_filter(JoinRewrite *rw, List *pairs)
+add_filter(JoinRewrite *rw, Join *join, List *pairs)
 {
 	Scan	   *oscan = ((KeyPair *) linitial(pairs))->oscan;
-	FuncExpr   *f = filter_qual(rw, pairs);
+	FuncExpr   *f = filter_qual(rw, join, pairs);
 
 	/* unless another join gave it already */
 	if (f != NULL && !list_member(oscan->plan.qual, f))
@@ -349,12 +454,14 @@ add_filter(JoinRewrite *rw, List *pairs)
 
 /* note an equality: its keys' scans found and the index allowed to answer */
 static List *
-add_pair(List *pairs, Scan *oscan, Expr *okey, Scan *iscan, Var *icol, Oid opno, Oid coll)
+add_pair(List *pairs, Scan *oscan, Expr *okey, Var *ocol, Scan *iscan, Var *icol, Oid opno,
+		 Oid coll)
 {
-	KeyPair    *kp = palloc(sizeof(KeyPair));
+	KeyPair    *kp = palloc0(sizeof(KeyPair));
 
 	kp->oscan = oscan;
 	kp->okey = okey;
+	kp->ocol = ocol;
 	kp->iscan = iscan;
 	kp->icol = icol;
 	kp->opno = opno;
@@ -383,8 +490,11 @@ outer_pairs(List *pairs, List *apprels, Plan *outer, Plan *inner, Expr *oe, Scan
 			   *lv;
 
 	if (bf_join_find_outer_scans(apprels, outer, inner, oe, &scans, &vars, &ocol))
+	{
+		ocol = bf_join_table_column(scans, ocol);
 		forboth(ls, scans, lv, vars)
-			pairs = add_pair(pairs, lfirst(ls), lfirst(lv), iscan, icol, opno, coll);
+			pairs = add_pair(pairs, lfirst(ls), lfirst(lv), ocol, iscan, icol, opno, coll);
+	}
 	return pairs;
 }
 
@@ -461,7 +571,7 @@ param_pairs(List *pairs, List *apprels, NestLoop *nl, bool as_params)
 			continue;
 		if (as_params)
 		{
-			pairs = add_pair(pairs, NULL, (Expr *) prm, (Scan *) p, v,
+			pairs = add_pair(pairs, NULL, (Expr *) prm, NULL, (Scan *) p, v,
 							 get_commutator(op->opno), op->inputcollid);
 			continue;
 		}
@@ -548,7 +658,7 @@ gate_inner_scan(JoinRewrite *rw, NestLoop *nl)
 	Result	   *r;
 	ListCell   *lc;
 
-	if (slot == NULL || pairs == NIL || (f = filter_qual(rw, pairs)) == NULL)
+	if (slot == NULL || pairs == NIL || (f = filter_qual(rw, NULL, pairs)) == NULL)
 		return;
 	scan = *slot;
 	r = makeNode(Result);
@@ -584,19 +694,20 @@ static void
 index_filters(JoinRewrite *rw, Join *join)
 {
 	List	   *clauses = NIL;
+	List	   *hashed = NIL;
 	List	   *pairs = NIL;
 	ListCell   *lc;
 
-	if (join->jointype == JOIN_ANTI && IsA(join, NestLoop) && pays(join))
+	if (join->jointype == JOIN_ANTI && IsA(join, NestLoop) && pays(join, 1.0))
 	{
 		gate_inner_scan(rw, (NestLoop *) join);
 		return;
 	}
-	if ((join->jointype != JOIN_INNER && join->jointype != JOIN_SEMI &&
-		 join->jointype != JOIN_RIGHT) || !pays(join))
+	if (join->jointype != JOIN_INNER && join->jointype != JOIN_SEMI &&
+		join->jointype != JOIN_RIGHT)
 		return;
 	if (IsA(join, HashJoin))
-		clauses = ((HashJoin *) join)->hashclauses;
+		clauses = hashed = ((HashJoin *) join)->hashclauses;
 	else if (IsA(join, MergeJoin))
 		clauses = ((MergeJoin *) join)->mergeclauses;
 	clauses = list_concat_copy(clauses, join->joinqual);
@@ -605,6 +716,7 @@ index_filters(JoinRewrite *rw, Join *join)
 		OpExpr	   *op = lfirst(lc);
 		Var		   *l,
 				   *r;
+		int			before = list_length(pairs);
 
 		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
 			continue;
@@ -619,6 +731,8 @@ index_filters(JoinRewrite *rw, Join *join)
 			pairs = consider(pairs, rw->stmt->appendRelations, join, get_commutator(op->opno),
 							 op->inputcollid,
 							 (Expr *) r, (Expr *) l);
+		for (int i = before; i < list_length(pairs); i++)
+			((KeyPair *) list_nth(pairs, i))->hashed = list_member_ptr(hashed, op);
 	}
 	if (IsA(join, NestLoop))
 		pairs = param_pairs(pairs, rw->stmt->appendRelations, (NestLoop *) join, false);
@@ -637,7 +751,7 @@ index_filters(JoinRewrite *rw, Join *join)
 			else
 				rest = lappend(rest, kp);
 		}
-		add_filter(rw, group);
+		add_filter(rw, join, group);
 		list_free(group);
 		list_free(pairs);
 		pairs = rest;
@@ -659,6 +773,27 @@ has_prefilter(JoinRewrite *rw, Scan *scan, Var *var)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Does the hash join's inner side read every row of its table (a
+ * sequential scan without quals right below the Hash), whose column ie
+ * (the inner key) a foreign key of ocol references?  Then every outer key
+ * finds its partner.
+ */
+static bool
+inner_all_rows(JoinRewrite *rw, HashJoin *join, Expr *ie, Var *ocol)
+{
+	Plan	   *child = outerPlan(innerPlan(join));
+	Scan	   *iscan;
+	Var		   *ivar,
+			   *icol;
+
+	return ocol != NULL && child != NULL && IsA(child, SeqScan) && child->qual == NIL &&
+		bf_join_find_scan(rw->stmt->appendRelations, outerPlan(join), innerPlan(join), ie, false,
+						  &iscan, &ivar, &icol) &&
+		(Plan *) iscan == child &&
+		bf_join_fkey_covers(rw->stmt->rtable, ocol, icol);
 }
 
 /*
@@ -697,6 +832,9 @@ runtime_filters(JoinRewrite *rw, HashJoin *join)
 			contain_volatile_functions((Node *) ikey) ||
 			!bf_join_find_outer_scans(rw->stmt->appendRelations, outerPlan(join), innerPlan(join),
 									  (Expr *) okey, &scans, &vars, &ocol))
+			continue;
+		/* a foreign key to an inner side without quals: nothing to remove */
+		if (inner_all_rows(rw, join, lsecond(op->args), bf_join_table_column(scans, ocol)))
 			continue;
 		k = palloc0(sizeof(BfRuntimeKey));
 		k->clause = op;

@@ -440,10 +440,13 @@ build_explain(CustomScanState *node, List *ancestors, ExplainState *es)
  * about what a probe of a table in the CPU's caches costs; a lookup in an
  * index about a btree descent, so the index pre-filter of bf_join_plan.c
  * passes HUGE_VAL) -- and only where the planner expects it to drop many
- * rows and keep few.  always: the setting is on.
+ * rows and keep few.  always: the setting is on.  inner_fraction: the
+ * share of the filter's keys that the join's inner side holds (an index
+ * holds the whole table's, so an outer row that the inner side's own
+ * quals leave without a partner still passes it; 1 for a run-time filter).
  */
 bool
-bf_join_pays(Join *join, bool always, double in_memory_bytes)
+bf_join_pays(Join *join, bool always, double in_memory_bytes, double inner_fraction)
 {
 	Plan	   *outer = outerPlan(join);
 	Plan	   *inner = innerPlan(join);
@@ -469,6 +472,8 @@ bf_join_pays(Join *join, bool always, double in_memory_bytes)
 	kept = Min(1.0, join->plan.plan_rows / outer_rows);
 	if (join->jointype == JOIN_ANTI)
 		kept = 1.0 - kept;
+	/* the keys of the rest of the table: as likely to match, independently */
+	kept = Min(1.0, kept / Max(inner_fraction, 1e-9));
 	return outer_rows * (1.0 - kept) >= AUTO_MIN_DROPPED && kept <= AUTO_MAX_KEPT;
 }
 
@@ -503,6 +508,41 @@ hashable(Oid t)
  * bf_join_plan.c, BfRuntimeKey) their quals, where it is safe and the
  * setting says so
  */
+/*
+ * May the hash join get a build node, and does the setting want one?
+ * (Then each of its keys of hashable types gets a filter:
+ * bf_join_runtime_key_ok.)
+ */
+bool
+bf_join_runtime_wanted(HashJoin *join)
+{
+	Hash	   *hash = (Hash *) innerPlan(join);
+	Plan	   *child;
+
+	if (runtime_filter_mode == BF_JOIN_FILTER_OFF ||
+		(join->join.jointype != JOIN_INNER && join->join.jointype != JOIN_SEMI &&
+		 join->join.jointype != JOIN_RIGHT) ||
+		hash == NULL || !IsA(hash, Hash) || hash->plan.parallel_aware ||
+		join->join.plan.parallel_aware || (child = outerPlan(hash)) == NULL)
+		return false;
+
+	/*
+	 * An inner side that depends on parameters is rescanned only when the
+	 * table is built again, after the outer side may have been read with
+	 * the old filter; and a Hash node already given a build node is left.
+	 */
+	return bms_is_empty(hash->plan.allParam) && !IsA(child, CustomScan) &&
+		bf_join_pays((Join *) join, runtime_filter_mode == BF_JOIN_FILTER_ON,
+					 AUTO_MIN_HASH_BYTES, 1.0);
+}
+
+/* may a run-time filter hash the keys of this equality? */
+bool
+bf_join_runtime_key_ok(Oid outer_type, Oid inner_type)
+{
+	return hashable(outer_type) && hashable(inner_type);
+}
+
 bool
 bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid funcoid,
 						 int *last_node_id, int *next_filter_id)
@@ -517,30 +557,17 @@ bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid func
 	ListCell   *lc;
 	CustomScan *cs;
 
-	if (runtime_filter_mode == BF_JOIN_FILTER_OFF ||
-		(join->join.jointype != JOIN_INNER && join->join.jointype != JOIN_SEMI &&
-		 join->join.jointype != JOIN_RIGHT) ||
-		hash == NULL || !IsA(hash, Hash) || hash->plan.parallel_aware ||
-		join->join.plan.parallel_aware || (child = outerPlan(hash)) == NULL)
+	if (!bf_join_runtime_wanted(join))
 		return false;
-
-	/*
-	 * An inner side that depends on parameters is rescanned only when the
-	 * table is built again, after the outer side may have been read with
-	 * the old filter; and a Hash node already given a build node is left.
-	 */
-	if (!bms_is_empty(hash->plan.allParam) || IsA(child, CustomScan) ||
-		!bf_join_pays((Join *) join, runtime_filter_mode == BF_JOIN_FILTER_ON,
-					  AUTO_MIN_HASH_BYTES))
-		return false;
+	child = outerPlan(hash);
 	foreach(lc, keys)
 	{
 		BfRuntimeKey *k = lfirst(lc);
 		ListCell   *ls,
 				   *lv;
 
-		if (!hashable(exprType(linitial(k->clause->args))) ||
-			!hashable(exprType((Node *) k->inner_key)))
+		if (!bf_join_runtime_key_ok(exprType(linitial(k->clause->args)),
+									exprType((Node *) k->inner_key)))
 			continue;
 		/* every scan of the key (each partition's) tests the one filter */
 		forboth(ls, k->scans, lv, k->vars)
