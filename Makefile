@@ -45,7 +45,7 @@ OBJS_DIST = src/dist/bf_index_dist.o src/dist/bf_index_dist_shards.o \
 OBJS_INDEX_SQL = src/index_sql/bf_index_funcs.o src/index_sql/bf_index_changes.o
 
 # join filters: planner pre-filters and run-time filters
-OBJS_JOIN = src/join/bf_join_keys.o src/join/bf_join_fkey.o src/join/bf_join_plan.o src/join/bf_join_filter.o \
+OBJS_JOIN = src/join/bf_join_keys.o src/join/bf_join_fkey.o src/join/bf_join_early.o src/join/bf_join_plan.o src/join/bf_join_filter.o \
 	src/join/bf_join_runtime.o src/join/bf_join_query.o
 
 # tracked filters: registry, management, lookups, the sync trigger, DDL

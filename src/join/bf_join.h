@@ -82,6 +82,12 @@ extern bool bf_join_runtime_enabled(void);
 /* bf_join_fkey.c: does a foreign key say every outer key has a partner? */
 extern bool bf_join_fkey_covers(List *rtable, Var *outer, Var *inner);
 
+/* bf_join_early.c: a scan's join filters tested before its other quals */
+extern void bf_join_early_init(void);
+extern Plan *bf_join_filter_first(PlannedStmt *stmt, Plan *plan,
+								  bool (*is_filter) (Node *, void *), void *arg,
+								  int *last_node_id);
+
 /* bf_join_query.c: what join filters keep for one execution of a query */
 typedef enum BfQueryKind
 {

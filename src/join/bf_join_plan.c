@@ -891,6 +891,47 @@ walk(JoinRewrite *rw, Plan *p)
 	list_free(children);
 }
 
+/* is q a join filter's qual (of the functions the hook adds)? */
+static bool
+is_filter(Node *q, void *arg)
+{
+	JoinRewrite *rw = arg;
+	Oid			f;
+
+	if (!IsA(q, FuncExpr))
+		return false;
+	f = ((FuncExpr *) q)->funcid;
+	return (OidIsValid(rw->funcoid) && f == rw->funcoid) ||
+		(OidIsValid(rw->tracked_funcoid) && f == rw->tracked_funcoid) ||
+		(OidIsValid(rw->runtime_funcoid) && f == rw->runtime_funcoid);
+}
+
+/*
+ * Each scan below *slot whose join filters would spare deforming if they
+ * were tested before its other quals gets them first (bf_join_early.c)
+ */
+static void
+filters_first(JoinRewrite *rw, Plan **slot)
+{
+	Plan	   *p = *slot;
+	ListCell   *lc;
+
+	if (p == NULL)
+		return;
+	check_stack_depth();
+	filters_first(rw, &p->lefttree);
+	filters_first(rw, &p->righttree);
+	if (IsA(p, Append))
+		foreach(lc, ((Append *) p)->appendplans)
+			filters_first(rw, (Plan **) &lfirst(lc));
+	else if (IsA(p, MergeAppend))
+		foreach(lc, ((MergeAppend *) p)->mergeplans)
+			filters_first(rw, (Plan **) &lfirst(lc));
+	else if (IsA(p, SubqueryScan))
+		filters_first(rw, &((SubqueryScan *) p)->subplan);
+	*slot = bf_join_filter_first(rw->stmt, p, is_filter, rw, node_ids(rw));
+}
+
 /*
  * The function name(args) of the extension installed here (1.2 on), or
  * invalid; *cached remembers it
@@ -973,6 +1014,12 @@ bf_planner(BF_PLANNER_PARAMS)
 	walk(&rw, stmt->planTree);
 	foreach(lc, stmt->subplans)
 		walk(&rw, lfirst(lc));
+	if (rw.changed || rw.tracked_changed || rw.runtime_changed)
+	{
+		filters_first(&rw, &stmt->planTree);
+		foreach(lc, stmt->subplans)
+			filters_first(&rw, (Plan **) &lfirst(lc));
+	}
 	/* and when the function goes (DROP EXTENSION) */
 	if (rw.changed)
 		bf_join_depend_on_function(stmt, rw.funcoid);

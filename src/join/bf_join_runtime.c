@@ -615,4 +615,5 @@ bf_join_runtime_init(void)
 							 &runtime_filter_mode, BF_JOIN_FILTER_AUTO, bf_join_filter_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	RegisterCustomScanMethods(&build_scan_methods);
+	bf_join_early_init();
 }
