@@ -115,6 +115,7 @@ typedef struct JoinRewrite
 	bool		runtime_changed;
 	int			last_node_id;	/* node_ids(): -1 until a node is added */
 	int			next_filter_id; /* the next run-time filter's number */
+	List	   *placed;			/* the pre-filters of the join at hand */
 } JoinRewrite;
 
 static Plan **inner_index_scan(NestLoop *nl);
@@ -449,7 +450,10 @@ add_filter(JoinRewrite *rw, Join *join, List *pairs)
 
 	/* unless another join gave it already */
 	if (f != NULL && !list_member(oscan->plan.qual, f))
+	{
 		oscan->plan.qual = lappend(oscan->plan.qual, f);
+		rw->placed = lappend(rw->placed, f);
+	}
 }
 
 /* note an equality: its keys' scans found and the index allowed to answer */
@@ -758,7 +762,12 @@ index_filters(JoinRewrite *rw, Join *join)
 	}
 }
 
-/* has a pre-filter from an index already tested this key in its scan? */
+/*
+ * Has a pre-filter that this join placed (of its inner table's index or
+ * tracked filter) already tested this key in its scan?  One another join
+ * placed is of another inner side, which may hold keys this one does not:
+ * both stay.
+ */
 static bool
 has_prefilter(JoinRewrite *rw, Scan *scan, Var *var)
 {
@@ -768,8 +777,7 @@ has_prefilter(JoinRewrite *rw, Scan *scan, Var *var)
 	{
 		FuncExpr   *f = lfirst(lc);
 
-		if (IsA(f, FuncExpr) && (f->funcid == rw->funcoid || f->funcid == rw->tracked_funcoid) &&
-			equal(llast(f->args), var))
+		if (list_member_ptr(rw->placed, f) && equal(llast(f->args), var))
 			return true;
 	}
 	return false;
@@ -867,6 +875,8 @@ runtime_filters(JoinRewrite *rw, HashJoin *join)
 static void
 consider_join(JoinRewrite *rw, Join *join)
 {
+	list_free(rw->placed);
+	rw->placed = NIL;
 	if (join_filter_mode != BF_JOIN_FILTER_OFF && OidIsValid(rw->funcoid))
 		index_filters(rw, join);
 	if (IsA(join, HashJoin) && OidIsValid(rw->runtime_funcoid))
@@ -1011,6 +1021,7 @@ bf_planner(BF_PLANNER_PARAMS)
 		return stmt;
 	rw.last_node_id = -1;		/* not known yet: node_ids() */
 	rw.next_filter_id = 0;
+	rw.placed = NIL;
 	walk(&rw, stmt->planTree);
 	foreach(lc, stmt->subplans)
 		walk(&rw, lfirst(lc));
