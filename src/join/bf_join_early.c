@@ -223,7 +223,8 @@ bf_join_filter_first(PlannedStmt *stmt, Plan *plan, bool (*is_filter) (Node *, v
 			   *tlist;
 	ListCell   *lc;
 	ColumnsRead fcols = {0},
-				ocols = {0};
+				ocols = {0},
+				tcols = {0};
 	CustomScan *cs;
 
 	if (!IsA(plan, SeqScan) || stmt->commandType != CMD_SELECT || stmt->rowMarks != NIL)
@@ -235,11 +236,12 @@ bf_join_filter_first(PlannedStmt *stmt, Plan *plan, bool (*is_filter) (Node *, v
 		else
 			others = lappend(others, lfirst(lc));
 	}
-	fcols.scanrelid = ocols.scanrelid = scan->scanrelid;
+	fcols.scanrelid = ocols.scanrelid = tcols.scanrelid = scan->scanrelid;
 	columns_read_walker((Node *) filters, &fcols);
 	columns_read_walker((Node *) others, &ocols);
-	columns_read_walker((Node *) plan->targetlist, &ocols);
-	if (filters == NIL || others == NIL || fcols.other || ocols.other ||
+	/* (the projection is for passed rows only already: it decides nothing) */
+	columns_read_walker((Node *) plan->targetlist, &tcols);
+	if (filters == NIL || others == NIL || fcols.other || ocols.other || tcols.other ||
 		ocols.max <= fcols.max || contain_volatile_functions((Node *) others) ||
 		(tlist = physical_tlist(stmt, scan)) == NIL)
 	{

@@ -113,6 +113,18 @@ EXPLAIN (COSTS OFF)
 SELECT count(*) FROM jc_fact f JOIN jc_dim d ON d.id = f.dim_id WHERE d.seg < 90;
 RESET work_mem;
 
+-- the filter first: where the scan's other quals read a later column, the
+-- scan tests the filter alone and a Bloom Rest node above it evaluates the
+-- rest, for the rows the filter passed; not where they read no later one
+SET bloomfilter.join_filter = on;
+SET bloomfilter.runtime_join_filter = on;
+EXPLAIN (COSTS OFF)
+SELECT sum(f.v) FROM jc_fact f JOIN jc_dim d ON d.id = f.dim_id WHERE d.seg = 7 AND f.v % 3 = 0;
+SELECT test_explain('SELECT sum(f.v) FROM jc_fact f JOIN jc_dim d ON d.id = f.dim_id WHERE d.seg = 7 AND f.v % 3 = 0',
+					'(Bloom Rest|Seq Scan on jc_fact|Removed by Filter)');
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM jc_fact f JOIN jc_dim d ON d.id = f.dim_id WHERE d.seg = 7 AND f.dim_id % 3 = 0;
+
 -- the same answers with every choice
 RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop;
 CREATE FUNCTION jc_answers() RETURNS text LANGUAGE sql AS $$
@@ -122,7 +134,8 @@ CREATE FUNCTION jc_answers() RETURNS text LANGUAGE sql AS $$
 		(SELECT count(*) FROM jc_two t JOIN jc_dim d ON d.id = t.a JOIN jc_other o ON o.id = t.b
 		 WHERE o.seg < 50),
 		(SELECT count(*) FROM jc_order o JOIN jc_dim d ON d.id = o.dim_id WHERE d.seg = 7),
-		(SELECT count(*) FROM jc_pair_null r WHERE EXISTS (SELECT 1 FROM jc_pair p WHERE p.x = r.x)))
+		(SELECT count(*) FROM jc_pair_null r WHERE EXISTS (SELECT 1 FROM jc_pair p WHERE p.x = r.x)),
+		(SELECT sum(f.v) FROM jc_fact f JOIN jc_dim d ON d.id = f.dim_id WHERE d.seg = 7 AND f.v % 3 = 0))
 $$;
 SET bloomfilter.join_filter = off;
 SET bloomfilter.runtime_join_filter = off;
