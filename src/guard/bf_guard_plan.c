@@ -28,7 +28,9 @@
  * guard; and the guard's test checks all of it again at run time (another
  * user may run the plan), saying "maybe" where it may not answer.  A
  * constant key is guarded only from a tracked filter: the index's cost
- * estimate deals with constants itself.  A tracked filter guards only
+ * estimate deals with constants itself.  A nested loop's parameter that a
+ * validated foreign key proves present in the column (bf_join_fkey.c) is
+ * not guarded: the guard would never skip.  A tracked filter guards only
  * sequential scans: its probe costs more than the index descent it would
  * spare (bench/track_callgrind.sh).
  *
@@ -71,6 +73,8 @@ typedef struct GuardRewrite
 									 * name, anyelement) */
 	const BfExt *ext;			/* of tracked_funcoid (tracked_ext) */
 	bool		ext_looked;
+	List	   *nestparams;		/* the NestLoopParams of the nested loops
+								 * walked into */
 	Bitmapset  *prefiltered;	/* nested loops' parameters a join filter
 								 * tested on the outer side */
 	int			last_node_id;	/* -1 until a node is added */
@@ -175,6 +179,36 @@ key_ok(GuardRewrite *gr, Node *key)
 		return false;
 	return !contain_var_clause(key) && !contain_volatile_functions(key) &&
 		!contain_subplans(key);
+}
+
+/*
+ * Is eq's key a nested loop's parameter, the outer row's column, that a
+ * validated foreign key references eq's column from?  Then every outer
+ * key has a partner and the guard would never skip.
+ */
+static bool
+key_has_partner(GuardRewrite *gr, Equality *eq)
+{
+	Param	   *p = (Param *) bf_join_strip(eq->key);
+	ListCell   *lc;
+
+	if (!IsA(p, Param) || p->paramkind != PARAM_EXEC || eq->is_array)
+		return false;
+	foreach(lc, gr->nestparams)
+	{
+		NestLoopParam *nlp = lfirst(lc);
+		Var			outer;
+
+		if (nlp->paramno != p->paramid || !IsA(nlp->paramval, Var))
+			continue;
+		/* the outer row's column, by the names EXPLAIN shows it by */
+		outer = *nlp->paramval;
+		outer.varno = outer.varnosyn;
+		outer.varattno = outer.varattnosyn;
+		return outer.varno > 0 && outer.varno <= list_length(gr->stmt->rtable) &&
+			bf_join_fkey_covers(gr->stmt->rtable, &outer, eq->col);
+	}
+	return false;
 }
 
 /* the equality of clause, or false */
@@ -406,7 +440,7 @@ guard_scan(GuardRewrite *gr, Plan **slot)
 		Expr	   *test;
 		int			paramid;
 
-		if (!equality_of(gr, scan, lfirst(lc), &eq) ||
+		if (!equality_of(gr, scan, lfirst(lc), &eq) || key_has_partner(gr, &eq) ||
 			(test = key_test(gr, scan, relid, &eq, &paramid)) == NULL)
 			continue;
 		k = palloc0(sizeof(BfGuardKey));
@@ -479,6 +513,8 @@ walk(GuardRewrite *gr, Plan **slot)
 		guard_scan(gr, slot);
 		return;
 	}
+	if (IsA(p, NestLoop))
+		gr->nestparams = list_concat(gr->nestparams, ((NestLoop *) p)->nestParams);
 	if (IsA(p, NestLoop) && has_prefilter(gr, outerPlan(p)))
 	{
 		ListCell   *np;
