@@ -147,6 +147,28 @@ SET bloomfilter.join_filter = auto;
 SET bloomfilter.runtime_join_filter = auto;
 SELECT jc_answers() = (SELECT answer FROM jc_expected) AS auto_same_as_off;
 
+-- another join's pre-filter does not keep a hash join from its run-time
+-- filter: the nested loop above tests o.k against jc_xa's index, the hash
+-- join below against the few keys of jc_xb that seg = 8 keeps; both stay
+-- on the scan of o
+CREATE TABLE jc_xo (id int, k int);
+INSERT INTO jc_xo SELECT g, g FROM generate_series(1, 200000) g;
+CREATE TABLE jc_xa (k int, v int);
+INSERT INTO jc_xa SELECT g * 2, g FROM generate_series(1, 100000) g;
+CREATE INDEX jc_xa_k_bf ON jc_xa USING bloomfilter (k);
+CREATE INDEX jc_xa_k_bt ON jc_xa (k);
+CREATE TABLE jc_xb (k int, seg int);
+INSERT INTO jc_xb SELECT g, g % 100 FROM generate_series(1, 200000) g;
+ANALYZE jc_xo, jc_xa, jc_xb;
+SET bloomfilter.join_filter = on;
+SET bloomfilter.runtime_join_filter = on;
+SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM jc_xo o JOIN jc_xb b ON b.k = o.k AND b.seg = 8 JOIN jc_xa a ON a.k = o.k;
+SELECT count(*) FROM jc_xo o JOIN jc_xb b ON b.k = o.k AND b.seg = 8 JOIN jc_xa a ON a.k = o.k;
+RESET enable_mergejoin;
+DROP TABLE jc_xo, jc_xa, jc_xb;
+
 RESET bloomfilter.join_filter;
 RESET bloomfilter.runtime_join_filter;
 RESET max_parallel_workers_per_gather;
