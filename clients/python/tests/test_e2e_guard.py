@@ -29,7 +29,9 @@ def conninfo():
     with psycopg.connect("dbname=postgres", autocommit=True) as c:
         c.execute("DROP DATABASE IF EXISTS %s" % DB)
         c.execute("CREATE DATABASE %s" % DB)
-    info = "dbname=%s" % DB
+    # UTF8 on the client: a SQL_ASCII database would have psycopg send
+    # the keys as bytea, which the statement cannot compare with text
+    info = "dbname=%s client_encoding=UTF8" % DB
     with psycopg.connect(info, autocommit=True) as c:
         c.execute("CREATE EXTENSION bloomfilter")
         c.execute("CREATE TABLE guard_users (id int8, email text)")
