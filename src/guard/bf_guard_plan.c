@@ -77,7 +77,8 @@ typedef struct GuardRewrite
 								 * walked into */
 	Bitmapset  *prefiltered;	/* nested loops' parameters a join filter
 								 * tested on the outer side */
-	int			last_node_id;	/* -1 until a node is added */
+	int			last_node_id;	/* bf_join_node_ids(): -1 until a node is
+								 * added */
 	bool		changed;
 	bool		tracked_changed;
 } GuardRewrite;
@@ -116,34 +117,6 @@ child_slots(Plan *p)
 	return slots;
 }
 
-static int
-max_node_id(Plan *p)
-{
-	List	   *slots = child_slots(p);
-	ListCell   *lc;
-	int			m = p->plan_node_id;
-
-	foreach(lc, slots)
-		m = Max(m, max_node_id(*(Plan **) lfirst(lc)));
-	list_free(slots);
-	return m;
-}
-
-/* the number of a new node (found in the plan the first time) */
-static int
-next_node_id(GuardRewrite *gr)
-{
-	ListCell   *lc;
-
-	if (gr->last_node_id < 0)
-	{
-		gr->last_node_id = max_node_id(gr->stmt->planTree);
-		foreach(lc, gr->stmt->subplans)
-			if (lfirst(lc))
-				gr->last_node_id = Max(gr->last_node_id, max_node_id(lfirst(lc)));
-	}
-	return ++gr->last_node_id;
-}
 
 /* ---- the equalities of a scan ---- */
 
@@ -453,7 +426,9 @@ guard_scan(GuardRewrite *gr, Plan **slot)
 	}
 	if (keys != NIL)
 	{
-		CustomScan *cs = bf_guard_make_node(*slot, next_node_id(gr), keys);
+		CustomScan *cs = bf_guard_make_node(*slot,
+											++*bf_join_node_ids(gr->stmt, &gr->last_node_id),
+											keys);
 
 		/*
 		 * The scan's InitPlans (a query of one table has them there) may

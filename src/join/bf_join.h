@@ -79,6 +79,9 @@ bf_join_probe(BfJoinProbe *p, bool found)
 }
 extern bool bf_join_runtime_enabled(void);
 
+/* bf_join_plan.c: the last plan_node_id given out in a plan (see there) */
+extern int *bf_join_node_ids(PlannedStmt *stmt, int *last);
+
 /* bf_join_fkey.c: does a foreign key say every outer key has a partner? */
 extern bool bf_join_fkey_covers(List *rtable, Var *outer, Var *inner);
 

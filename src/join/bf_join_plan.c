@@ -113,7 +113,8 @@ typedef struct JoinRewrite
 	bool		changed;
 	bool		tracked_changed;
 	bool		runtime_changed;
-	int			last_node_id;	/* node_ids(): -1 until a node is added */
+	int			last_node_id;	/* bf_join_node_ids(): -1 until a node is
+								 * added */
 	int			next_filter_id; /* the next run-time filter's number */
 	List	   *placed;			/* the pre-filters of the join at hand */
 } JoinRewrite;
@@ -625,22 +626,29 @@ max_node_id(Plan *p)
 }
 
 /*
- * The last plan_node_id given out, to number a new node from: found in
- * the plan the first time a node is added (most plans get none)
+ * The last plan_node_id given out in stmt, to number a new node from:
+ * *last, found in the plan the first time a node is added (-1 until then;
+ * most plans get none)
  */
-static int *
-node_ids(JoinRewrite *rw)
+int *
+bf_join_node_ids(PlannedStmt *stmt, int *last)
 {
 	ListCell   *lc;
 
-	if (rw->last_node_id < 0)
+	if (*last < 0)
 	{
-		rw->last_node_id = max_node_id(rw->stmt->planTree);
-		foreach(lc, rw->stmt->subplans)
+		*last = max_node_id(stmt->planTree);
+		foreach(lc, stmt->subplans)
 			if (lfirst(lc))
-				rw->last_node_id = Max(rw->last_node_id, max_node_id(lfirst(lc)));
+				*last = Max(*last, max_node_id(lfirst(lc)));
 	}
-	return &rw->last_node_id;
+	return last;
+}
+
+static int *
+node_ids(JoinRewrite *rw)
+{
+	return bf_join_node_ids(rw->stmt, &rw->last_node_id);
 }
 
 /*
@@ -1019,7 +1027,7 @@ bf_planner(BF_PLANNER_PARAMS)
 		bf_join_extension_function("bf_runtime_filter", 2, runtime_args, &runtime_cached) : InvalidOid;
 	if (!OidIsValid(rw.funcoid) && !OidIsValid(rw.runtime_funcoid))
 		return stmt;
-	rw.last_node_id = -1;		/* not known yet: node_ids() */
+	rw.last_node_id = -1;		/* not known yet: bf_join_node_ids() */
 	rw.next_filter_id = 0;
 	rw.placed = NIL;
 	walk(&rw, stmt->planTree);
