@@ -1046,6 +1046,13 @@ class Session:
         """The setting's value of a run: off twice in the self-test."""
         return "off" if self.args.self_test else value
 
+    def mode(self, value):
+        """A join filter setting's value of a run: on is force, the hidden
+        value that places a filter wherever it is safe, even where the
+        planner expects it to remove nothing (as on did before it judged)."""
+        value = self.values(value)
+        return "force" if value == "on" else value
+
 
 class Runner(Session):
     def __init__(self, conninfo, args, has_guc):
@@ -1066,9 +1073,9 @@ class Runner(Session):
     def apply(self, q, value, runtime="off"):
         s = dict(q.settings)
         if self.has_guc:
-            s[GUC] = self.values(value)
+            s[GUC] = self.mode(value)
         if self.has_rt:
-            s[RT_GUC] = self.values(runtime)
+            s[RT_GUC] = self.mode(runtime)
         if self.has_guard:
             s[GUARD_GUC] = self.values("off" if value == "off" and runtime == "off" else "on")
         sql = "SELECT " + ", ".join("set_config('%s', '%s', false)" % kv for kv in s.items())
@@ -1303,7 +1310,7 @@ class Fixed(Session):
     def setting(self, conn, value, local=False):
         if self.has_guc:
             conn.execute("SELECT set_config('%s', '%s', %s)" % (
-                GUC, self.values(value), "true" if local else "false"))
+                GUC, self.mode(value), "true" if local else "false"))
 
     def check(self, name, ok, detail=""):
         if ok:

@@ -50,11 +50,12 @@ typedef enum BfJoinFilterMode
 {
 	BF_JOIN_FILTER_OFF,
 	BF_JOIN_FILTER_ON,
-	BF_JOIN_FILTER_AUTO
+	BF_JOIN_FILTER_AUTO,
+	BF_JOIN_FILTER_FORCE		/* wherever safe; for tests, not shown */
 } BfJoinFilterMode;
 extern const struct config_enum_entry bf_join_filter_options[];
-extern bool bf_join_pays(Join *join, bool always, double in_memory_bytes,
-						 double inner_fraction);
+extern bool bf_join_pays(Join *join, int mode, double in_memory_bytes,
+						 double inner_fraction, double inner_dups);
 
 /*
  * keys a join filter tests before it judges whether it pays: it switches
@@ -84,6 +85,7 @@ extern int *bf_join_node_ids(PlannedStmt *stmt, int *last);
 
 /* bf_join_fkey.c: does a foreign key say every outer key has a partner? */
 extern bool bf_join_fkey_covers(List *rtable, Var *outer, Var *inner);
+extern double bf_join_key_dups(List *rtable, Var *inner);
 
 /* bf_join_early.c: a scan's join filters tested before its other quals */
 extern void bf_join_early_init(void);
@@ -110,9 +112,10 @@ extern bool bf_join_find_outer_scans(List *apprels, Plan *outer, Plan *inner, Ex
 extern Var *bf_join_table_column(List *scans, Var *column);
 extern bool bf_join_key_ok(Oid opno, Oid coll, Oid outer_type, Oid inner_type);
 
-extern bool bf_join_runtime_wanted(HashJoin *join);
+extern bool bf_join_runtime_wanted(HashJoin *join, double inner_dups);
 extern bool bf_join_runtime_key_ok(Oid outer_type, Oid inner_type);
 extern bool bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys,
-									 Oid funcoid, int *last_node_id, int *next_filter_id);
+									 double inner_dups, Oid funcoid, int *last_node_id,
+									 int *next_filter_id);
 
 #endif							/* BF_JOIN_H */

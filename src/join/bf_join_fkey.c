@@ -3,13 +3,15 @@
  * bf_join_fkey.c
  *	  Does the catalog prove that a join filter removes nothing?  A
  *	  validated foreign key from the outer key's column to the inner key's
- *	  column says every outer key (not NULL) is a key of the inner table:
+ *	  column, or a chain of them through other tables, says every outer
+ *	  key (not NULL) is a key of the inner table:
  *	  a filter of all the inner table's keys (an index's, a tracked
  *	  column's, or a run-time filter of an inner side without quals) then
  *	  passes every row, and costs its tests for nothing.  The planner
  *	  matches foreign keys to joins too (root->fkey_list), but that is gone
  *	  with the PlannerInfo when the hook sees the finished plan, so the
- *	  relation cache's list is read here.
+ *	  relation cache's list is read here.  And what ANALYZE says of the
+ *	  inner key: its rows per value, which the join's estimate counts.
  *
  *-------------------------------------------------------------------------
  */
@@ -19,6 +21,8 @@
 #include "access/table.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_constraint.h"
+#include "catalog/pg_statistic.h"
+#include "miscadmin.h"
 #include "parser/parsetree.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -64,38 +68,96 @@ holds_for_column(ForeignKeyCacheInfo *fk, int i)
 	return true;
 }
 
+/* how many foreign keys a proof may follow: outer -> ... -> inner */
+#define FKEY_MAX_HOPS 3
+
 /*
- * Does a validated foreign key of outer's table reference inner's column
- * from outer's column?  outer and inner: columns of plain or partitioned
- * tables of the plan's range table.
+ * Is every value (not NULL) of column attnum of relid a value of inner's
+ * column, by a chain of at most hops validated foreign keys?  Each key
+ * holds for the column it maps (holds_for_column), so each table's column
+ * holds only values of the next: TPC-H's l_partkey references partsupp
+ * with l_suppkey, and partsupp's ps_partkey references part.
+ */
+static bool
+fkey_chain(Oid relid, AttrNumber attnum, Oid inner_relid, AttrNumber inner_attnum, int hops)
+{
+	Relation	rel;
+	List	   *fkeys;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (hops <= 0)
+		return false;
+	CHECK_FOR_INTERRUPTS();
+	rel = table_open(relid, AccessShareLock);	/* a referenced table may be
+												 * new to the query */
+	fkeys = RelationGetFKeyList(rel);
+	foreach(lc, fkeys)
+	{
+		ForeignKeyCacheInfo *fk = lfirst(lc);
+
+		for (int i = 0; i < fk->nkeys && !found; i++)
+		{
+			if (fk->conkey[i] != attnum || !holds_for_column(fk, i))
+				continue;
+			found = (fk->confrelid == inner_relid && fk->confkey[i] == inner_attnum) ||
+				fkey_chain(fk->confrelid, fk->confkey[i], inner_relid, inner_attnum, hops - 1);
+		}
+		if (found)
+			break;
+	}
+	table_close(rel, NoLock);
+	return found;
+}
+
+/*
+ * Do validated foreign keys of outer's table say that each of its
+ * column's values is one of inner's column: directly, or through other
+ * tables' keys?  outer and inner: columns of plain or partitioned tables
+ * of the plan's range table.
  */
 bool
 bf_join_fkey_covers(List *rtable, Var *outer, Var *inner)
 {
 	RangeTblEntry *orte = rt_fetch(outer->varno, rtable);
 	RangeTblEntry *irte = rt_fetch(inner->varno, rtable);
-	Relation	rel;
-	List	   *fkeys;
-	ListCell   *lc;
-	bool		found = false;
 
 	if (orte->rtekind != RTE_RELATION || irte->rtekind != RTE_RELATION ||
 		outer->varattno <= 0 || inner->varattno <= 0)
 		return false;
-	rel = table_open(orte->relid, NoLock);	/* locked by the planner */
-	fkeys = RelationGetFKeyList(rel);
-	foreach(lc, fkeys)
-	{
-		ForeignKeyCacheInfo *fk = lfirst(lc);
+	return fkey_chain(orte->relid, outer->varattno, irte->relid, inner->varattno,
+					  FKEY_MAX_HOPS);
+}
 
-		if (fk->confrelid != irte->relid)
-			continue;
-		for (int i = 0; i < fk->nkeys && !found; i++)
-			found = fk->conkey[i] == outer->varattno && fk->confkey[i] == inner->varattno &&
-				holds_for_column(fk, i);
-		if (found)
-			break;
-	}
+/*
+ * The rows per distinct value of inner's column, as ANALYZE last counted
+ * them: a join's estimated rows count an outer key once per partner, so
+ * they say how many outer keys find one only divided by this.  1 where it
+ * is not known.
+ */
+double
+bf_join_key_dups(List *rtable, Var *inner)
+{
+	RangeTblEntry *rte = rt_fetch(inner->varno, rtable);
+	HeapTuple	tup;
+	double		nd,
+				rows;
+	Relation	rel;
+
+	if (rte->rtekind != RTE_RELATION || inner->varattno <= 0)
+		return 1.0;
+	tup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(rte->relid),
+						  Int16GetDatum(inner->varattno), BoolGetDatum(rte->inh));
+	if (!HeapTupleIsValid(tup))
+		return 1.0;
+	nd = ((Form_pg_statistic) GETSTRUCT(tup))->stadistinct;
+	ReleaseSysCache(tup);
+	rel = table_open(rte->relid, NoLock);	/* locked by the planner */
+	rows = rel->rd_rel->reltuples;
 	table_close(rel, NoLock);
-	return found;
+	if (nd < 0)
+		nd = -nd * rows;
+	if (nd <= 0 || rows <= 0)
+		return 1.0;
+	return Max(1.0, rows / nd);
 }

@@ -295,9 +295,9 @@ tracked_qual(JoinRewrite *rw, KeyPair *kp)
 
 /* does the index pre-filter of the join pay (bloomfilter.join_filter)? */
 static bool
-pays(Join *join, double inner_fraction)
+pays(Join *join, double inner_fraction, double inner_dups)
 {
-	return bf_join_pays(join, join_filter_mode == BF_JOIN_FILTER_ON, HUGE_VAL, inner_fraction);
+	return bf_join_pays(join, join_filter_mode, HUGE_VAL, inner_fraction, inner_dups);
 }
 
 /* the rows of a table, as its last ANALYZE counted them (-1: unknown) */
@@ -332,12 +332,14 @@ inner_fraction(JoinRewrite *rw, Join *join, KeyPair *kp)
 	return Min(1.0, innerPlan(join)->plan_rows / rows);
 }
 
-/* does a foreign key say that each of keys finds its partner? */
+/* does a foreign key say that each of keys (some) finds its partner? */
 static bool
 fkey_covered(JoinRewrite *rw, List *keys)
 {
 	ListCell   *lc;
 
+	if (keys == NIL)
+		return false;
 	foreach(lc, keys)
 	{
 		KeyPair    *kp = lfirst(lc);
@@ -348,6 +350,18 @@ fkey_covered(JoinRewrite *rw, List *keys)
 	return true;
 }
 
+/* the fewest rows per value of keys' inner columns (bf_join_key_dups) */
+static double
+keys_dups(JoinRewrite *rw, List *keys)
+{
+	double		dups = HUGE_VAL;
+	ListCell   *lc;
+
+	foreach(lc, keys)
+		dups = Min(dups, bf_join_key_dups(rw->stmt->rtable, ((KeyPair *) lfirst(lc))->icol));
+	return keys == NIL ? 1.0 : dups;
+}
+
 /* will each of keys, of a hash join, get a run-time filter if left to it? */
 static bool
 runtime_instead(JoinRewrite *rw, Join *join, List *keys)
@@ -355,7 +369,7 @@ runtime_instead(JoinRewrite *rw, Join *join, List *keys)
 	ListCell   *lc;
 
 	if (!IsA(join, HashJoin) || !OidIsValid(rw->runtime_funcoid) ||
-		!bf_join_runtime_wanted((HashJoin *) join))
+		!bf_join_runtime_wanted((HashJoin *) join, keys_dups(rw, keys)))
 		return false;
 	foreach(lc, keys)
 	{
@@ -373,23 +387,24 @@ runtime_instead(JoinRewrite *rw, Join *join, List *keys)
  * that answers for them?  Not where a foreign key says it removes nothing;
  * not where a run-time filter of the same keys is built from clearly
  * fewer of them (the inner side's quals drop some: it removes the rows the
- * pre-filter does and more); else where the setting says so, auto judging
- * by the rows the pre-filter (not the join) is expected to drop.  join
- * NULL: an anti join's gate, which pays() judged already.
+ * pre-filter does and more); else where the setting says so (pays(): on
+ * unless the planner expects it to keep almost every row, auto judging by
+ * the rows the pre-filter (not the join) is expected to drop).  join NULL:
+ * an anti join's gate, which pays() judged already.
  */
 static bool
 prefilter_wanted(JoinRewrite *rw, Join *join, List *keys)
 {
 	double		fraction;
 
-	if (join == NULL)
-		return true;
 	if (fkey_covered(rw, keys))
 		return false;
+	if (join == NULL)
+		return true;
 	fraction = inner_fraction(rw, join, linitial(keys));
 	if (fraction < PREFER_RUNTIME_FRACTION && runtime_instead(rw, join, keys))
 		return false;
-	return pays(join, fraction);
+	return pays(join, fraction, keys_dups(rw, keys));
 }
 
 /*
@@ -670,7 +685,10 @@ gate_inner_scan(JoinRewrite *rw, NestLoop *nl)
 	Result	   *r;
 	ListCell   *lc;
 
-	if (slot == NULL || pairs == NIL || (f = filter_qual(rw, NULL, pairs)) == NULL)
+	/* a foreign key that gives every outer row its partner: nothing to skip */
+	if (slot == NULL || pairs == NIL ||
+		fkey_covered(rw, param_pairs(NIL, rw->stmt->appendRelations, nl, false)) ||
+		(f = filter_qual(rw, NULL, pairs)) == NULL)
 		return;
 	scan = *slot;
 	r = makeNode(Result);
@@ -710,7 +728,7 @@ index_filters(JoinRewrite *rw, Join *join)
 	List	   *pairs = NIL;
 	ListCell   *lc;
 
-	if (join->jointype == JOIN_ANTI && IsA(join, NestLoop) && pays(join, 1.0))
+	if (join->jointype == JOIN_ANTI && IsA(join, NestLoop) && pays(join, 1.0, 1.0))
 	{
 		gate_inner_scan(rw, (NestLoop *) join);
 		return;
@@ -812,6 +830,28 @@ inner_all_rows(JoinRewrite *rw, HashJoin *join, Expr *ie, Var *ocol)
 		bf_join_fkey_covers(rw->stmt->rtable, ocol, icol);
 }
 
+/* the fewest rows per value of a hash join's inner key columns */
+static double
+hash_dups(JoinRewrite *rw, HashJoin *join)
+{
+	double		dups = HUGE_VAL;
+	ListCell   *lc;
+
+	foreach(lc, join->hashclauses)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Scan	   *iscan;
+		Var		   *ivar,
+				   *icol;
+
+		if (IsA(op, OpExpr) && list_length(op->args) == 2 &&
+			bf_join_find_scan(rw->stmt->appendRelations, outerPlan(join), innerPlan(join),
+							  lsecond(op->args), false, &iscan, &ivar, &icol))
+			dups = Min(dups, bf_join_key_dups(rw->stmt->rtable, icol));
+	}
+	return dups == HUGE_VAL ? 1.0 : dups;
+}
+
 /*
  * The keys of a hash join that a run-time filter may test
  * (bf_join_runtime.c decides whether they get one): an outer key that
@@ -871,8 +911,8 @@ runtime_filters(JoinRewrite *rw, HashJoin *join)
 			keys = lappend(keys, k);
 	}
 	if (keys != NIL &&
-		bf_join_runtime_consider(rw->stmt, join, keys, rw->runtime_funcoid, node_ids(rw),
-								 &rw->next_filter_id))
+		bf_join_runtime_consider(rw->stmt, join, keys, hash_dups(rw, join), rw->runtime_funcoid,
+								 node_ids(rw), &rw->next_filter_id))
 		rw->runtime_changed = true;
 }
 

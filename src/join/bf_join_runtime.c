@@ -100,6 +100,7 @@ const struct config_enum_entry bf_join_filter_options[] = {
 	{"off", BF_JOIN_FILTER_OFF, false},
 	{"on", BF_JOIN_FILTER_ON, false},
 	{"auto", BF_JOIN_FILTER_AUTO, false},
+	{"force", BF_JOIN_FILTER_FORCE, true},
 	{NULL, 0, false}
 };
 
@@ -429,9 +430,11 @@ build_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 /* the rule of auto: rows dropped at least, fraction kept at most */
 #define AUTO_MIN_DROPPED	10000.0
 #define AUTO_MAX_KEPT		0.6
+/* the rule of on: a filter expected to keep more passes every row */
+#define ON_MAX_KEPT			0.95
 
 /*
- * Is a filter of the join expected to pay (auto)?  Where the join does
+ * Is a filter of the join expected to pay?  With auto, where the join does
  * more per outer row than the filter's test costs: a nested loop (an
  * inner scan per row), a merge join (the outer side sorted), a hash join
  * whose inner side does not fit in memory (outer rows written to temp
@@ -440,24 +443,35 @@ build_explain(CustomScanState *node, List *ancestors, ExplainState *es)
  * about what a probe of a table in the CPU's caches costs; a lookup in an
  * index about a btree descent, so the index pre-filter of bf_join_plan.c
  * passes HUGE_VAL) -- and only where the planner expects it to drop many
- * rows and keep few.  always: the setting is on.  inner_fraction: the
- * share of the filter's keys that the join's inner side holds (an index
- * holds the whole table's, so an outer row that the inner side's own
- * quals leave without a partner still passes it; 1 for a run-time filter).
+ * rows and keep few.  With on, wherever the planner does not expect it to
+ * keep almost every row; with force (the tests' value), wherever it is
+ * safe.  mode: the setting's value (not off).  inner_fraction: the share
+ * of the filter's keys that the join's inner side holds (an index holds
+ * the whole table's, so an outer row that the inner side's own quals
+ * leave without a partner still passes it; 1 for a run-time filter).
+ * inner_dups: the inner key's rows per value (bf_join_key_dups).
+ *
+ * Each setting errs on its own side where the estimate is unsure: auto,
+ * which must not add a test that does not pay, takes an outer row that
+ * joins several inner rows as several that join; on, which must not miss
+ * a filter that drops rows, as one.
  */
 bool
-bf_join_pays(Join *join, bool always, double in_memory_bytes, double inner_fraction)
+bf_join_pays(Join *join, int mode, double in_memory_bytes, double inner_fraction,
+			 double inner_dups)
 {
+	bool		on = mode == BF_JOIN_FILTER_ON;
 	Plan	   *outer = outerPlan(join);
 	Plan	   *inner = innerPlan(join);
 	double		outer_rows = outer->plan_rows;
-	double		kept;
+	double		joined,
+				kept;
 
-	if (always)
+	if (mode == BF_JOIN_FILTER_FORCE)
 		return true;
 	if (outer_rows <= 0)
-		return false;
-	if (IsA(join, HashJoin))
+		return on;
+	if (IsA(join, HashJoin) && !on)
 	{
 		double		bytes = inner->plan_rows * (inner->plan_width + 24);
 
@@ -466,14 +480,20 @@ bf_join_pays(Join *join, bool always, double in_memory_bytes, double inner_fract
 	}
 
 	/*
-	 * a partner per joined row: the fraction of outer rows that join (for
-	 * an anti join, that find no partner and skip the probe)
+	 * the fraction of outer rows that join (for an anti join, that find no
+	 * partner and skip the probe); a semi or anti join's estimate counts a
+	 * row once
 	 */
-	kept = Min(1.0, join->plan.plan_rows / outer_rows);
+	joined = join->plan.plan_rows / outer_rows;
+	if (on && join->jointype != JOIN_SEMI && join->jointype != JOIN_ANTI)
+		joined /= Max(inner_dups, 1.0);
+	kept = Min(1.0, joined);
 	if (join->jointype == JOIN_ANTI)
 		kept = 1.0 - kept;
 	/* the keys of the rest of the table: as likely to match, independently */
 	kept = Min(1.0, kept / Max(inner_fraction, 1e-9));
+	if (on)
+		return kept < ON_MAX_KEPT;
 	return outer_rows * (1.0 - kept) >= AUTO_MIN_DROPPED && kept <= AUTO_MAX_KEPT;
 }
 
@@ -514,7 +534,7 @@ hashable(Oid t)
  * bf_join_runtime_key_ok.)
  */
 bool
-bf_join_runtime_wanted(HashJoin *join)
+bf_join_runtime_wanted(HashJoin *join, double inner_dups)
 {
 	Hash	   *hash = (Hash *) innerPlan(join);
 	Plan	   *child;
@@ -532,8 +552,8 @@ bf_join_runtime_wanted(HashJoin *join)
 	 * the old filter; and a Hash node already given a build node is left.
 	 */
 	return bms_is_empty(hash->plan.allParam) && !IsA(child, CustomScan) &&
-		bf_join_pays((Join *) join, runtime_filter_mode == BF_JOIN_FILTER_ON,
-					 AUTO_MIN_HASH_BYTES, 1.0);
+		bf_join_pays((Join *) join, runtime_filter_mode,
+					 AUTO_MIN_HASH_BYTES, 1.0, inner_dups);
 }
 
 /* may a run-time filter hash the keys of this equality? */
@@ -544,8 +564,8 @@ bf_join_runtime_key_ok(Oid outer_type, Oid inner_type)
 }
 
 bool
-bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid funcoid,
-						 int *last_node_id, int *next_filter_id)
+bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, double inner_dups,
+						 Oid funcoid, int *last_node_id, int *next_filter_id)
 {
 	Hash	   *hash = (Hash *) innerPlan(join);
 	Plan	   *child;
@@ -557,7 +577,7 @@ bf_join_runtime_consider(PlannedStmt *stmt, HashJoin *join, List *keys, Oid func
 	ListCell   *lc;
 	CustomScan *cs;
 
-	if (!bf_join_runtime_wanted(join))
+	if (!bf_join_runtime_wanted(join, inner_dups))
 		return false;
 	child = outerPlan(hash);
 	foreach(lc, keys)

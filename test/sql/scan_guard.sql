@@ -6,7 +6,8 @@
 -- key returns no rows without reading the table or its other indexes.
 -- Both sources, generic and custom plans, arrays and IN lists, rescans,
 -- keys inserted after the plan was made, cross-type keys, rights,
--- row-level security, an index dropped and a stale tracked filter.
+-- row-level security, an index dropped and a stale tracked filter, and
+-- a plan cached before the library loaded.
 --
 SET client_min_messages = warning;
 \i test/sql/include/explain.sql
@@ -236,8 +237,19 @@ DROP INDEX sg_t_code_idx;
 PREPARE sg_lock(text) AS SELECT id FROM sg WHERE n = $1::int8 FOR UPDATE;
 SELECT count(*) AS guards FROM test_explain($$EXECUTE sg_lock('5')$$, 'BloomGuard');
 
+-- a new session, whose library loads while its first plan is made: that
+-- plan has no guard, and the next execution plans again, with it
+\c
+SET plan_cache_mode = force_generic_plan;
+SET max_parallel_workers_per_gather = 0;
+PREPARE sg_late(int8) AS SELECT id FROM sg WHERE n = $1;
+EXPLAIN (COSTS OFF) EXECUTE sg_late(-5);
+EXPLAIN (COSTS OFF) EXECUTE sg_late(-5);
+EXECUTE sg_late(42);
+
 DEALLOCATE ALL;
 RESET plan_cache_mode;
+SET client_min_messages = warning;
 DROP VIEW sg_v, sg_tv;
 SELECT bf_untrack('sg_t', 'code');
 DROP TABLE sg, sg_o, sg_p, sg_t;
