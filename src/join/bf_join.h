@@ -55,7 +55,7 @@ typedef enum BfJoinFilterMode
 } BfJoinFilterMode;
 extern const struct config_enum_entry bf_join_filter_options[];
 extern bool bf_join_pays(Join *join, int mode, double in_memory_bytes,
-						 double inner_fraction, double inner_dups);
+						 double inner_fraction, double inner_dups, double kept_least);
 
 /*
  * keys a join filter tests before it judges whether it pays: it switches
@@ -86,6 +86,7 @@ extern int *bf_join_node_ids(PlannedStmt *stmt, int *last);
 /* bf_join_fkey.c: does a foreign key say every outer key has a partner? */
 extern bool bf_join_fkey_covers(List *rtable, Var *outer, Var *inner);
 extern double bf_join_key_dups(List *rtable, Var *inner);
+extern double bf_join_key_presence(List *rtable, Var *outer, Var *inner);
 
 /* bf_join_early.c: a scan's join filters tested before its other quals */
 extern void bf_join_early_init(void);

@@ -130,34 +130,64 @@ bf_join_fkey_covers(List *rtable, Var *outer, Var *inner)
 }
 
 /*
- * The rows per distinct value of inner's column, as ANALYZE last counted
- * them: a join's estimated rows count an outer key once per partner, so
- * they say how many outer keys find one only divided by this.  1 where it
- * is not known.
+ * The distinct values of column var and the rows of its table, as ANALYZE
+ * last counted them; false where that is not known
+ */
+static bool
+column_ndistinct(List *rtable, Var *var, double *nd, double *rows)
+{
+	RangeTblEntry *rte = rt_fetch(var->varno, rtable);
+	HeapTuple	tup;
+	Relation	rel;
+
+	if (rte->rtekind != RTE_RELATION || var->varattno <= 0)
+		return false;
+	tup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(rte->relid),
+						  Int16GetDatum(var->varattno), BoolGetDatum(rte->inh));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	*nd = ((Form_pg_statistic) GETSTRUCT(tup))->stadistinct;
+	ReleaseSysCache(tup);
+	rel = table_open(rte->relid, NoLock);	/* locked by the planner */
+	*rows = rel->rd_rel->reltuples;
+	table_close(rel, NoLock);
+	if (*nd < 0)
+		*nd = -*nd * *rows;
+	return *nd > 0 && *rows > 0;
+}
+
+/*
+ * The rows per distinct value of inner's column: a join's estimated rows
+ * count an outer key once per partner, so they say how many outer keys
+ * find one only divided by this.  1 where it is not known.
  */
 double
 bf_join_key_dups(List *rtable, Var *inner)
 {
-	RangeTblEntry *rte = rt_fetch(inner->varno, rtable);
-	HeapTuple	tup;
 	double		nd,
 				rows;
-	Relation	rel;
 
-	if (rte->rtekind != RTE_RELATION || inner->varattno <= 0)
-		return 1.0;
-	tup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(rte->relid),
-						  Int16GetDatum(inner->varattno), BoolGetDatum(rte->inh));
-	if (!HeapTupleIsValid(tup))
-		return 1.0;
-	nd = ((Form_pg_statistic) GETSTRUCT(tup))->stadistinct;
-	ReleaseSysCache(tup);
-	rel = table_open(rte->relid, NoLock);	/* locked by the planner */
-	rows = rel->rd_rel->reltuples;
-	table_close(rel, NoLock);
-	if (nd < 0)
-		nd = -nd * rows;
-	if (nd <= 0 || rows <= 0)
+	if (!column_ndistinct(rtable, inner, &nd, &rows))
 		return 1.0;
 	return Max(1.0, rows / nd);
+}
+
+/*
+ * The share of outer's distinct values that inner's column (of its whole
+ * table) holds, if the fewer are among the more, as the planner's join
+ * estimates take them: what a filter of the whole inner table (an index,
+ * a tracked filter) passes, whatever quals the query puts on the inner
+ * side.  0 where it is not known.
+ */
+double
+bf_join_key_presence(List *rtable, Var *outer, Var *inner)
+{
+	double		ond,
+				ind,
+				rows;
+
+	if (outer == NULL || !column_ndistinct(rtable, outer, &ond, &rows) ||
+		!column_ndistinct(rtable, inner, &ind, &rows))
+		return 0.0;
+	return Min(1.0, ind / ond);
 }

@@ -295,9 +295,10 @@ tracked_qual(JoinRewrite *rw, KeyPair *kp)
 
 /* does the index pre-filter of the join pay (bloomfilter.join_filter)? */
 static bool
-pays(Join *join, double inner_fraction, double inner_dups)
+pays(Join *join, double inner_fraction, double inner_dups, double kept_least)
 {
-	return bf_join_pays(join, join_filter_mode, HUGE_VAL, inner_fraction, inner_dups);
+	return bf_join_pays(join, join_filter_mode, HUGE_VAL, inner_fraction, inner_dups,
+						kept_least);
 }
 
 /* the rows of a table, as its last ANALYZE counted them (-1: unknown) */
@@ -314,8 +315,8 @@ table_rows(Oid relid)
 /*
  * The share of the inner table's keys that the join's inner side holds,
  * after its own quals: an index's filter holds them all, a run-time
- * filter only these.  1 where it is not known (a parameterized inner
- * scan, whose estimate is per outer row).
+ * filter only these.  For a parameterized inner scan, whose estimate is
+ * per outer row, the rows it expects against the key's rows per value.
  */
 static double
 inner_fraction(JoinRewrite *rw, Join *join, KeyPair *kp)
@@ -325,7 +326,7 @@ inner_fraction(JoinRewrite *rw, Join *join, KeyPair *kp)
 
 	if (IsA(join, NestLoop) && (slot = inner_index_scan((NestLoop *) join)) != NULL &&
 		*slot == (Plan *) kp->iscan)
-		return 1.0;
+		return Min(1.0, (*slot)->plan_rows / bf_join_key_dups(rw->stmt->rtable, kp->icol));
 	rows = table_rows(rt_fetch(kp->icol->varno, rw->stmt->rtable)->relid);
 	if (rows <= 0)
 		return 1.0;
@@ -360,6 +361,22 @@ keys_dups(JoinRewrite *rw, List *keys)
 	foreach(lc, keys)
 		dups = Min(dups, bf_join_key_dups(rw->stmt->rtable, ((KeyPair *) lfirst(lc))->icol));
 	return keys == NIL ? 1.0 : dups;
+}
+
+/*
+ * the least share of outer rows that a filter of the whole inner table
+ * passes, by the key's distinct values (bf_join_key_presence); 0 for a
+ * key of several columns, whose values' pairs the statistics do not count
+ */
+static double
+keys_presence(JoinRewrite *rw, List *keys)
+{
+	KeyPair    *kp;
+
+	if (list_length(keys) != 1)
+		return 0.0;
+	kp = linitial(keys);
+	return bf_join_key_presence(rw->stmt->rtable, kp->ocol, kp->icol);
 }
 
 /* will each of keys, of a hash join, get a run-time filter if left to it? */
@@ -404,7 +421,7 @@ prefilter_wanted(JoinRewrite *rw, Join *join, List *keys)
 	fraction = inner_fraction(rw, join, linitial(keys));
 	if (fraction < PREFER_RUNTIME_FRACTION && runtime_instead(rw, join, keys))
 		return false;
-	return pays(join, fraction, keys_dups(rw, keys));
+	return pays(join, fraction, keys_dups(rw, keys), keys_presence(rw, keys));
 }
 
 /*
@@ -728,7 +745,7 @@ index_filters(JoinRewrite *rw, Join *join)
 	List	   *pairs = NIL;
 	ListCell   *lc;
 
-	if (join->jointype == JOIN_ANTI && IsA(join, NestLoop) && pays(join, 1.0, 1.0))
+	if (join->jointype == JOIN_ANTI && IsA(join, NestLoop) && pays(join, 1.0, 1.0, 0.0))
 	{
 		gate_inner_scan(rw, (NestLoop *) join);
 		return;

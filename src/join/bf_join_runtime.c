@@ -450,6 +450,8 @@ build_explain(CustomScanState *node, List *ancestors, ExplainState *es)
  * the whole table's, so an outer row that the inner side's own quals
  * leave without a partner still passes it; 1 for a run-time filter).
  * inner_dups: the inner key's rows per value (bf_join_key_dups).
+ * kept_least: the least share of rows the filter keeps, whatever the
+ * join's estimate says (bf_join_key_presence; 0: none).
  *
  * Each setting errs on its own side where the estimate is unsure: auto,
  * which must not add a test that does not pay, takes an outer row that
@@ -458,7 +460,7 @@ build_explain(CustomScanState *node, List *ancestors, ExplainState *es)
  */
 bool
 bf_join_pays(Join *join, int mode, double in_memory_bytes, double inner_fraction,
-			 double inner_dups)
+			 double inner_dups, double kept_least)
 {
 	bool		on = mode == BF_JOIN_FILTER_ON;
 	Plan	   *outer = outerPlan(join);
@@ -491,7 +493,7 @@ bf_join_pays(Join *join, int mode, double in_memory_bytes, double inner_fraction
 	if (join->jointype == JOIN_ANTI)
 		kept = 1.0 - kept;
 	/* the keys of the rest of the table: as likely to match, independently */
-	kept = Min(1.0, kept / Max(inner_fraction, 1e-9));
+	kept = Max(kept_least, Min(1.0, kept / Max(inner_fraction, 1e-9)));
 	if (on)
 		return kept < ON_MAX_KEPT;
 	return outer_rows * (1.0 - kept) >= AUTO_MIN_DROPPED && kept <= AUTO_MAX_KEPT;
@@ -553,7 +555,7 @@ bf_join_runtime_wanted(HashJoin *join, double inner_dups)
 	 */
 	return bms_is_empty(hash->plan.allParam) && !IsA(child, CustomScan) &&
 		bf_join_pays((Join *) join, runtime_filter_mode,
-					 AUTO_MIN_HASH_BYTES, 1.0, inner_dups);
+					 AUTO_MIN_HASH_BYTES, 1.0, inner_dups, 0.0);
 }
 
 /* may a run-time filter hash the keys of this equality? */
