@@ -9,6 +9,18 @@ LOAD 'bloomfilter';
 SET max_parallel_workers_per_gather = 0;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
+-- (the plan's nodes and the filters' quals: the order of a Join Filter's
+-- sides differs between versions)
+CREATE FUNCTION jc_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
+DECLARE
+	l text;
+BEGIN
+	FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		IF l ~ '(Nested Loop|Hash Join|Scan on|Index Only Scan|Filter: .*bf_)' THEN
+			RETURN NEXT l;
+		END IF;
+	END LOOP;
+END $f$;
 -- 30 000 outer rows, a third of them with a key of jc_dim; 100 of jc_dim's
 -- 10 000 rows are kept by seg = 7
 CREATE TABLE jc_dim (id int PRIMARY KEY, seg int);
@@ -118,6 +130,17 @@ SET bloomfilter.runtime_join_filter = off;
 SET enable_hashjoin = off; SET enable_mergejoin = on;
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM jc_order_nofk o JOIN jc_dim d ON d.id = o.dim_id WHERE d.seg = 7;
+-- on too, where the join's estimate alone would place it: a nested loop's
+-- inner index scan, whose quals drop most partners; but the statistics
+-- say jc_dim holds every distinct key of jc_order_nofk (a filter of the
+-- whole table passes them all), and jc_fact's only a third
+SET bloomfilter.join_filter = on;
+SET enable_mergejoin = off; SET enable_nestloop = on;
+SELECT jc_plan($$SELECT count(*) FROM jc_order_nofk o JOIN jc_dim d ON d.id = o.dim_id
+	WHERE d.seg = 7$$);
+SELECT jc_plan($$SELECT count(*) FROM jc_fact f JOIN jc_dim d ON d.id = f.dim_id WHERE d.seg = 7$$);
+SET enable_nestloop = off;
+SET bloomfilter.join_filter = auto;
 -- and where the index holds fewer keys than the outer side has, it stays
 -- (a hash join in batches, where a lookup costs less than what the join
 -- does per row)
@@ -176,18 +199,6 @@ ANALYZE jc_xo, jc_xa, jc_xb;
 SET bloomfilter.join_filter = on;
 SET bloomfilter.runtime_join_filter = on;
 SET enable_mergejoin = off;
--- (the plan's nodes and the filters' quals: the order of a Join Filter's
--- sides differs between versions)
-CREATE FUNCTION jc_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
-DECLARE
-	l text;
-BEGIN
-	FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		IF l ~ '(Nested Loop|Hash Join|Scan on|Index Only Scan|Filter: .*bf_)' THEN
-			RETURN NEXT l;
-		END IF;
-	END LOOP;
-END $f$;
 SELECT jc_plan($$SELECT count(*) FROM jc_xo o JOIN jc_xb b ON b.k = o.k AND b.seg = 8
 	JOIN jc_xa a ON a.k = o.k$$);
 SELECT count(*) FROM jc_xo o JOIN jc_xb b ON b.k = o.k AND b.seg = 8 JOIN jc_xa a ON a.k = o.k;
