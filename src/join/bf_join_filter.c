@@ -191,7 +191,6 @@ bf_join_prefilter(PG_FUNCTION_ARGS)
 /* a call site of bf_join_tracked_prefilter */
 typedef struct TrackedFilterState
 {
-	Oid			user;			/* found able to use the filter */
 	bool		off;			/* pass every key */
 	BfJoinProbe probe;
 } TrackedFilterState;
@@ -199,10 +198,12 @@ typedef struct TrackedFilterState
 /*
  * bf_join_tracked_prefilter(tbl, col, key): the qual the planner hook
  * (bf_join_plan.c) gives the scan of a join's outer keys when the inner
- * key column is tracked by the trigger method.  It answers as
- * bf_might_contain, except that where it cannot (the column untracked,
- * its filter stale, or not readable by the user the query runs as) it
- * says "maybe" to every key, and that it switches itself off after
+ * key column is tracked by the trigger method, and the scan guard's test
+ * of such a column (bf_guard_plan.c).  It answers as bf_might_contain, at
+ * its cost (the backend's kept lookups, the rights checked once per call
+ * site and user), except that where it cannot (the column untracked, its
+ * filter stale, or not readable by the user the query runs as) it says
+ * "maybe" to every key, and that it switches itself off after
  * BF_JOIN_PROBE keys of which it dropped less than a tenth, as
  * bf_join_prefilter does.  Its state is kept with that of the lookup
  * (bf_tracked_call_state).
@@ -220,17 +221,11 @@ bf_join_tracked_prefilter(PG_FUNCTION_ARGS)
 											sizeof(TrackedFilterState));
 	if (st->off)
 		PG_RETURN_BOOL(true);
-	if (st->user != GetUserId())
+	if (!bf_tracked_might_contain(fcinfo, &found))
 	{
-		if (!bf_tracked_join_usable(bf_ext(fcinfo->flinfo->fn_oid, false), PG_GETARG_OID(0),
-									NameStr(*PG_GETARG_NAME(1)), GetUserId()))
-		{
-			st->off = true;
-			PG_RETURN_BOOL(true);
-		}
-		st->user = GetUserId();
+		st->off = true;
+		PG_RETURN_BOOL(true);
 	}
-	found = bf_tracked_might_contain(fcinfo);
 	if (bf_join_probe(&st->probe, found))
 		st->off = true;
 	PG_RETURN_BOOL(found);

@@ -141,7 +141,7 @@ typedef struct RegRow
 extern void bf_not_tracked(Oid relid, const char *colname);
 extern bool bf_tracked_join_usable(const BfExt *ext, Oid relid, const char *colname,
 								   Oid userid);
-extern bool bf_tracked_might_contain(FunctionCallInfo fcinfo);
+extern bool bf_tracked_might_contain(FunctionCallInfo fcinfo, bool *found);
 extern void **bf_tracked_call_state(FunctionCallInfo fcinfo);
 extern bool bf_registry_fetch(const BfExt *ext, int64 id, Oid relid,
 							  const char *colname, bool latest, RegRow *out);

@@ -18,7 +18,8 @@
  * row of each layer that holds the key (bf_track_chunks.c).  The join
  * pre-filter of a column tracked by the trigger method
  * (bf_join_tracked_prefilter, bf_join_filter.c) asks through
- * bf_tracked_might_contain.
+ * bf_tracked_might_contain, on the same kept entry: "quiet", it gets no
+ * answer where bf_might_contain would fail, and says "maybe" then.
  *
  *-------------------------------------------------------------------------
  */
@@ -61,6 +62,7 @@ typedef struct TrackEntry
 	TrackKey	key;
 	bool		valid;			/* false after an invalidation */
 	bool		complete;		/* the checks after the privilege check done */
+	bool		refused;		/* ... failed for a join pre-filter (quiet) */
 	uint64		generation;		/* new with every (re)build */
 	AttrNumber	attnum;
 	bool		use_index;
@@ -195,21 +197,26 @@ unusable_index_error(Oid idx)
 
 /*
  * The filter reveals which values exist: as sensitive as the column, and
- * more than the rows a policy lets the user see.
+ * more than the rows a policy lets the user see.  quiet: false instead of
+ * an error, and also where row-level security is off only by the
+ * environment (a plan may run under other settings).
  */
-static void
-check_select(Oid relid, const char *colname, AttrNumber attnum)
+static bool
+check_select(Oid relid, const char *colname, AttrNumber attnum, Oid userid, bool quiet)
 {
-	Oid			userid = GetUserId();
+	bool		may = pg_class_aclcheck(relid, userid, ACL_SELECT) == ACLCHECK_OK ||
+		pg_attribute_aclcheck(relid, attnum, userid, ACL_SELECT) == ACLCHECK_OK;
 
-	if (pg_class_aclcheck(relid, userid, ACL_SELECT) != ACLCHECK_OK &&
-		pg_attribute_aclcheck(relid, attnum, userid, ACL_SELECT) != ACLCHECK_OK)
+	if (quiet)
+		return may && check_enable_rls(relid, userid, true) == RLS_NONE;
+	if (!may)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for column %s of table %s",
 						quote_identifier(colname), get_rel_name(relid)),
 				 errdetail("The filter of a tracked column reveals which values the column holds, so reading it requires SELECT on the column.")));
 	bf_check_no_rls(relid);
+	return true;
 }
 
 /* ---- building an entry ---- */
@@ -256,12 +263,17 @@ forget_row(TrackEntry *e)
 		bf_chunk_places_reset(e->chunks);
 }
 
-/* before the privilege check: only what the catalogs tell anyone */
-static void
-build_column(TrackEntry *e, Oid relid, const char *colname)
+/*
+ * Before the privilege check: only what the catalogs tell anyone.  quiet:
+ * false for a missing table or column instead of an error.
+ */
+static bool
+build_column(TrackEntry *e, Oid relid, const char *colname, bool quiet)
 {
 	AttrNumber	attnum;
 
+	if (quiet && (get_rel_relkind(relid) == '\0' || get_attnum(relid, colname) <= 0))
+		return false;
 	if (get_rel_relkind(relid) == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
@@ -271,8 +283,10 @@ build_column(TrackEntry *e, Oid relid, const char *colname)
 	forget_row(e);
 	e->attnum = attnum;
 	e->complete = false;
+	e->refused = false;
 	e->generation = ++track_generation;
 	e->valid = true;
+	return true;
 }
 
 /* has the column another type or collation than registry row id's filter was built for? */
@@ -296,18 +310,48 @@ type_changed(const BfExt *ext, int64 id, Oid relid, AttrNumber attnum)
  * Method 'trigger': the triggers must cover every table of the tree, and
  * the column must still have the type the filter was built for (both are
  * kept so by the DDL event trigger; this catches what it could not see).
+ * Why the filter is stale otherwise, or NULL.
  */
-static List *
-check_trigger_method(const BfExt *ext, RegRow *r, Oid relid, AttrNumber attnum)
+static const char *
+trigger_method_problem(const BfExt *ext, RegRow *r, Oid relid, AttrNumber attnum)
 {
 	char	   *problem = bf_sync_trigger_problem(ext, r->id, relid);
 
 	if (problem)
-		stale_error(relid, NameStr(r->col), problem);
+		return problem;
 	if (type_changed(ext, r->id, relid, attnum))
-		stale_error(relid, NameStr(r->col),
-					"The type or collation of the column changed since the filter was built.");
-	return bf_tree_members(relid);
+		return "The type or collation of the column changed since the filter was built.";
+	return NULL;
+}
+
+/*
+ * May a join pre-filter ask this table's filter at all: a plain table of
+ * its own rows (an inheritance parent's filter holds its own rows only,
+ * and relhassubclass is cheaper to ask than pg_inherits) or a partitioned
+ * one, not Citus's?  Checked with the rights: what build_source would
+ * refuse with an error, and what the shards of a distributed table
+ * answer for.
+ */
+static bool
+join_table_ok(Oid relid)
+{
+	char		relkind = get_rel_relkind(relid);
+
+	return (relkind == RELKIND_PARTITIONED_TABLE ||
+			(relkind == RELKIND_RELATION && !has_subclass(relid))) &&
+		!bf_citus_table(relid);
+}
+
+/*
+ * May a join pre-filter ask registry row r, read with the statement's
+ * snapshot: of the trigger method, neither stale nor malformed, holding a
+ * filter?
+ */
+static bool
+join_row_ok(bool tracked, const RegRow *r)
+{
+	return tracked && !r->use_index && !r->stale && !r->malformed &&
+		(r->chunk_bytes > 0 || r->filter_raw != NULL);
 }
 
 /* method 'index', or no registry row: a usable bloomfilter index */
@@ -344,9 +388,14 @@ check_index_method(TrackEntry *e, bool tracked, Oid relid, const char *colname)
 	return members;
 }
 
-/* after the privilege check: the registry, the index, the tree */
-static void
-build_source(const BfExt *ext, TrackEntry *e, Oid relid, const char *colname)
+/*
+ * After the privilege check: the registry, the index, the tree.  quiet (a
+ * join pre-filter's, after join_table_ok): false where a filter of the
+ * trigger method cannot answer (join_row_ok, a trigger method problem)
+ * instead of an error.
+ */
+static bool
+build_source(const BfExt *ext, TrackEntry *e, Oid relid, const char *colname, bool quiet)
 {
 	RegRow		r;
 	bool		tracked;
@@ -354,7 +403,10 @@ build_source(const BfExt *ext, TrackEntry *e, Oid relid, const char *colname)
 
 	/* what an earlier, failed build left */
 	drop_relations(e);
-	tracked = bf_registry_fetch(ext, 0, relid, colname, false, &r);
+	tracked = quiet ? bf_registry_fetch_damaged(ext, 0, relid, colname, false, &r) :
+		bf_registry_fetch(ext, 0, relid, colname, false, &r);
+	if (quiet && !join_row_ok(tracked, &r))
+		return false;
 
 	/*
 	 * A filter that cannot see every row would answer false for some; the
@@ -380,9 +432,18 @@ build_source(const BfExt *ext, TrackEntry *e, Oid relid, const char *colname)
 	if (e->use_index)
 		members = check_index_method(e, tracked, relid, colname);
 	else
-		members = check_trigger_method(ext, &r, relid, e->attnum);
+	{
+		const char *problem = trigger_method_problem(ext, &r, relid, e->attnum);
+
+		if (problem && quiet)
+			return false;
+		if (problem)
+			stale_error(relid, colname, problem);
+		members = bf_tree_members(relid);
+	}
 	e->members = oid_array(members, &e->nmembers);
 	e->complete = true;
+	return true;
 }
 
 /* ---- per call site ---- */
@@ -461,15 +522,17 @@ lookup_call(FunctionCallInfo fcinfo)
 }
 
 /*
- * The entry of (tbl, col) for this call, after the privilege check: the
- * table is locked (AccessShareLock, as by a SELECT), which also makes this
- * backend see the invalidations of everything committed before.
+ * The entry of (relid, colname) for userid, after the privilege check
+ * (once per call site c and user; every time without c): the table is
+ * locked (AccessShareLock, as by a SELECT), which also makes this backend
+ * see the invalidations of everything committed before.  quiet (a join
+ * pre-filter's): NULL where the filter of the trigger method may not
+ * answer instead of an error, a refusal kept in the entry as its checks.
  */
 static TrackEntry *
-lookup_entry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c)
+entry_for(const BfExt *ext, Oid relid, const char *colname, Oid userid, LookupCall *c,
+		  bool quiet)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	char	   *colname = NameStr(*PG_GETARG_NAME(1));
 	TrackEntry *e;
 
 	LockRelationOid(relid, AccessShareLock);
@@ -481,24 +544,45 @@ lookup_entry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c)
 		track_registry = ext->registry_relid;
 	}
 	e = track_entry_lookup(relid, colname);
-	if (!e->valid)
-		build_column(e, relid, colname);
-	if (c->checked_user != GetUserId() || c->checked_generation != e->generation)
+	if (!e->valid && !build_column(e, relid, colname, quiet))
+		return NULL;
+	if (c == NULL || c->checked_user != userid || c->checked_generation != e->generation)
 	{
-		check_select(relid, colname, e->attnum);
-		c->checked_user = GetUserId();
-		c->checked_generation = e->generation;
+		if ((quiet && !join_table_ok(relid)) ||
+			!check_select(relid, colname, e->attnum, userid, quiet))
+			return NULL;
+		if (c != NULL)
+		{
+			c->checked_user = userid;
+			c->checked_generation = e->generation;
+		}
 	}
 	if (!e->complete)
 	{
 		uint64		invals = track_invals;
+		bool		built;
 
-		build_source(ext, e, relid, colname);
+		if (quiet && e->refused)
+			return NULL;
+		built = build_source(ext, e, relid, colname, quiet);
 		/* an invalidation arrived while building: use it once, then rebuild */
 		if (track_invals != invals)
 			e->valid = false;
+		else if (!built)
+			e->refused = true;
+		if (!built)
+			return NULL;
 	}
-	return e;
+	/* a join pre-filter asks a filter of the trigger method only */
+	return quiet && (e->use_index || e->distributed) ? NULL : e;
+}
+
+/* the entry of (tbl, col) for this call of a SQL function */
+static TrackEntry *
+lookup_entry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c)
+{
+	return entry_for(ext, PG_GETARG_OID(0), NameStr(*PG_GETARG_NAME(1)), GetUserId(), c,
+					 false);
 }
 
 /*
@@ -588,11 +672,12 @@ changed_error(Oid relid, const char *colname)
  * entry keeps the row's place and the version last read there between
  * statements (bf_track_places.c): a statement whose snapshot sees that
  * version again reads one heap page, and neither the index nor the row's
- * columns.
+ * columns.  quiet: NULL where the row cannot answer (untracked, stale, no
+ * filter) instead of an error.
  */
 static RegRow *
 probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
-			   TrackEntry *e)
+			   TrackEntry *e, bool quiet)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	char	   *colname = NameStr(*PG_GETARG_NAME(1));
@@ -609,12 +694,16 @@ probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
 		case BF_KEPT_NONE:
 			/* untracked since the entry was built: start over */
 			e->valid = false;
+			if (quiet)
+				return NULL;
 			changed_error(relid, colname);
 			break;
 		case BF_KEPT_NEW:
 			if (fresh.use_index)
 			{
 				e->valid = false;
+				if (quiet)
+					return NULL;
 				changed_error(relid, colname);
 			}
 			if (e->row_valid && e->row.stale)
@@ -628,6 +717,8 @@ probe_registry(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c,
 		case BF_KEPT_SAME:
 			break;
 	}
+	if (quiet && !join_row_ok(true, &e->row))
+		return NULL;
 	if (e->row.stale)
 		stale_error(relid, colname, e->row.stale);
 	if (e->row.filter_raw == NULL && e->row.chunk_bytes == 0)
@@ -671,9 +762,14 @@ lookup_filter(FunctionCallInfo fcinfo, const BfExt *ext, LookupCall *c)
 	return &c->filter;
 }
 
-/* bf_might_contain(tbl, col, value) on c, fcinfo's call-site state: e the entry */
+/*
+ * bf_might_contain(tbl, col, value) on c, fcinfo's call-site state: e the
+ * entry.  quiet: false where the registry row cannot answer (probe_registry)
+ * instead of an error; else true, the answer in *found.
+ */
 static bool
-might_contain_in(FunctionCallInfo fcinfo, LookupCall *c, const BfExt *ext, TrackEntry *e)
+might_contain_in(FunctionCallInfo fcinfo, LookupCall *c, const BfExt *ext, TrackEntry *e,
+				 bool quiet, bool *found)
 {
 	Datum		value = PG_GETARG_DATUM(2);
 	const BfFilter *f;
@@ -690,21 +786,25 @@ might_contain_in(FunctionCallInfo fcinfo, LookupCall *c, const BfExt *ext, Track
 		c->argtype = argtype;
 		c->ti_valid = true;
 	}
+	*found = false;
 	if (e->distributed)
-		return bf_dist_might_contain(e->key.relid, e->index, c->argtype, value,
-									 ext->nspname);
+	{
+		*found = bf_dist_might_contain(e->key.relid, e->index, c->argtype, value,
+									   ext->nspname);
+		return true;
+	}
 	if (e->use_index)
 	{
 		/* the leaves, not the partitioned index: no pg_inherits scan per call */
 		int			n = e->nleaves;
 		Oid		   *leaves = e->leaves;
 
-		for (int i = 0; i < n; i++)
-			if (bf_index_might_contain(leaves[i], &c->ti, value))
-				return true;
-		return false;
+		for (int i = 0; i < n && !*found; i++)
+			*found = bf_index_might_contain(leaves[i], &c->ti, value);
+		return true;
 	}
-	probe_registry(fcinfo, ext, c, e);
+	if (probe_registry(fcinfo, ext, c, e, quiet) == NULL)
+		return false;
 
 	/*
 	 * A chunked filter: the key's chunk only, unless this call site asks
@@ -718,75 +818,72 @@ might_contain_in(FunctionCallInfo fcinfo, LookupCall *c, const BfExt *ext, Track
 	{
 		if (e->chunks == NULL)
 			e->chunks = bf_chunk_places_new(track_mcxt);
-		return bf_chunks_test(ext, &c->row, &c->ti, value, lookup_snapshot(),
-							  e->chunks);
+		*found = bf_chunks_test(ext, &c->row, &c->ti, value, lookup_snapshot(),
+								e->chunks);
+		return true;
 	}
 	f = lookup_filter(fcinfo, ext, c);
-	return bf_filter_test(f, &c->ti, value);
+	*found = bf_filter_test(f, &c->ti, value);
+	return true;
 }
 
-/* ... counted in the filter's statistics (bf_stats.h) */
-static Datum
-might_contain(FunctionCallInfo fcinfo, LookupCall *c)
+/*
+ * ... for this call's user, counted in the filter's statistics
+ * (bf_stats.h); quiet as entry_for and might_contain_in
+ */
+static bool
+might_contain(FunctionCallInfo fcinfo, bool quiet, bool *found)
 {
 	const BfExt *ext = bf_ext(fcinfo->flinfo->fn_oid, false);
-	TrackEntry *e = lookup_entry(fcinfo, ext, c);
-	bool		found = might_contain_in(fcinfo, c, ext, e);
+	LookupCall *c = lookup_call(fcinfo);
+	TrackEntry *e = entry_for(ext, PG_GETARG_OID(0), NameStr(*PG_GETARG_NAME(1)),
+							  GetUserId(), c, quiet);
 
-	bf_stats_count(e->key.relid, e->attnum, !found);
-	PG_RETURN_BOOL(found);
+	if (e == NULL || !might_contain_in(fcinfo, c, ext, e, quiet, found))
+		return false;
+	bf_stats_count(e->key.relid, e->attnum, !*found);
+	return true;
 }
 
 PG_FUNCTION_INFO_V1(bf_might_contain);
 Datum
 bf_might_contain(PG_FUNCTION_ARGS)
 {
-	return might_contain(fcinfo, lookup_call(fcinfo));
+	bool		found;
+
+	might_contain(fcinfo, false, &found);
+	PG_RETURN_BOOL(found);
 }
 
 /*
  * May a join pre-filter ask the filter of column colname of table relid,
  * tracked by the trigger method, for userid: a plain table of its own
- * rows or a partitioned one, no row-level security for userid, SELECT on the column, a filter
- * that is not stale and whose sync triggers and column type are as it was
- * built for?  What bf_might_contain would check, without an error:
- * false where it would fail.
+ * rows or a partitioned one, no row-level security for userid, SELECT on
+ * the column, a filter that is not stale and whose sync triggers and
+ * column type are as it was built for?  What bf_might_contain would
+ * check, without an error: false where it would fail.  The checks but
+ * the user's are kept with the backend's lookups (entry_for), as
+ * bf_might_contain's are.
  */
 bool
 bf_tracked_join_usable(const BfExt *ext, Oid relid, const char *colname, Oid userid)
 {
-	AttrNumber	attnum;
-	RegRow		r;
-	char		relkind = get_rel_relkind(relid);
-
-	/* an inheritance parent's filter holds its own rows only */
-	if ((relkind != RELKIND_PARTITIONED_TABLE &&
-		 (relkind != RELKIND_RELATION || has_subclass(relid))) ||
-		bf_citus_table(relid) || check_enable_rls(relid, userid, true) != RLS_NONE)
-		return false;
-	attnum = get_attnum(relid, colname);
-	if (attnum <= 0 ||
-		(pg_class_aclcheck(relid, userid, ACL_SELECT) != ACLCHECK_OK &&
-		 pg_attribute_aclcheck(relid, attnum, userid, ACL_SELECT) != ACLCHECK_OK))
-		return false;
-	if (!bf_registry_fetch_damaged(ext, 0, relid, colname, false, &r) || r.use_index ||
-		r.stale || r.malformed || (r.chunk_bytes == 0 && r.filter_raw == NULL) ||
-		bf_sync_trigger_problem(ext, r.id, relid) != NULL)
-		return false;
-	return !type_changed(ext, r.id, relid, attnum);
+	return entry_for(ext, relid, colname, userid, NULL, true) != NULL;
 }
 
 /*
  * For a function of the same arguments as bf_might_contain (tbl, col,
  * value) that answers through it (the join pre-filter of a tracked column,
- * bf_join_filter.c): bf_might_contain's answer on fcinfo's call-site
- * state, and a slot kept with that state for the caller's own (NULL at
- * first, allocated by the caller in fn_mcxt).
+ * bf_join_filter.c): bf_might_contain's answer in *found, on fcinfo's
+ * call-site state, with the rights checked once per call site and user;
+ * false where bf_tracked_join_usable would say no, instead of an error.
+ * And a slot kept with that state for the caller's own (NULL at first,
+ * allocated by the caller in fn_mcxt).
  */
 bool
-bf_tracked_might_contain(FunctionCallInfo fcinfo)
+bf_tracked_might_contain(FunctionCallInfo fcinfo, bool *found)
 {
-	return DatumGetBool(might_contain(fcinfo, lookup_call(fcinfo)));
+	return might_contain(fcinfo, true, found);
 }
 
 void	  **
@@ -806,7 +903,7 @@ bf_tracked_filter(PG_FUNCTION_ARGS)
 
 	if (e->use_index)
 		PG_RETURN_POINTER(bf_index_value(e->index, "bf_index_filter"));
-	r = probe_registry(fcinfo, ext, c, e);
+	r = probe_registry(fcinfo, ext, c, e, false);
 	if (r->chunk_bytes > 0)
 		PG_RETURN_POINTER(bf_chunks_assemble(ext, r, lookup_snapshot(), 0, NULL));
 	PG_RETURN_POINTER(PG_DETOAST_DATUM_COPY(PointerGetDatum(r->filter_raw)));
@@ -844,7 +941,7 @@ bf_tracked_changes(PG_FUNCTION_ARGS)
 	e = lookup_entry(fcinfo, ext, c);
 	if (e->use_index)
 		return bf_index_changes_of(fcinfo, e->index, since_null, (XLogRecPtr) since);
-	r = probe_registry(fcinfo, ext, c, e);
+	r = probe_registry(fcinfo, ext, c, e, false);
 	if (r->chunk_bytes > 0)
 	{
 		uint64		next;

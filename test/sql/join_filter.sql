@@ -276,6 +276,17 @@ SELECT bf_join_tracked_prefilter('jf_tracked', 'k', 5) AS absent,
 	   bf_join_tracked_prefilter('jf_tracked', 'k', 10) AS present,
 	   bf_join_tracked_prefilter('jf_tracked', 'note', 'x'::text) AS untracked_passes,
 	   bf_join_tracked_prefilter('jf_big', 'k', 5) AS not_tracked_passes;
+-- a stale filter (its sync triggers disabled): bf_might_contain refuses
+-- it and the qual passes every key, whichever asks first (both keep
+-- their checks in the session's lookups), until it is rebuilt
+ALTER TABLE jf_tracked DISABLE TRIGGER USER;
+SELECT bf_might_contain('jf_tracked', 'k', 5);
+SELECT bf_join_tracked_prefilter('jf_tracked', 'k', 5) AS stale_passes;
+SELECT bf_join_tracked_prefilter('jf_tracked', 'k', 5) AS stale_passes_again;
+SELECT bf_might_contain('jf_tracked', 'k', 5);
+SELECT bf_rebuild('jf_tracked', 'k');
+SELECT bf_join_tracked_prefilter('jf_tracked', 'k', 5) AS rebuilt_absent,
+	   bf_might_contain('jf_tracked', 'k', 10) AS rebuilt_present;
 -- a partitioned table tracked by the trigger method: its filter, on the
 -- partitioned table, answers for the Append of its partitions' scans
 CREATE TABLE jf_tpart (k int) PARTITION BY RANGE (k);
