@@ -30,9 +30,10 @@
  * constant key is guarded only from a tracked filter: the index's cost
  * estimate deals with constants itself.  A nested loop's parameter that a
  * validated foreign key proves present in the column (bf_join_fkey.c) is
- * not guarded: the guard would never skip.  A tracked filter guards only
- * sequential scans: its probe costs more than the index descent it would
- * spare (bench/track_callgrind.sh).
+ * not guarded: the guard would never skip.  A tracked filter guards index
+ * scans too: its probe, with the backend's kept lookups
+ * (bf_track_lookup.c), costs less than the btree descent it spares for an
+ * absent key (bench/track_callgrind.sh, docs/PERFORMANCE.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -320,7 +321,7 @@ has_param_walker(Node *node, void *context)
  * tracked filter; NULL when neither answers
  */
 static Expr *
-key_test(GuardRewrite *gr, Scan *scan, Oid relid, Equality *eq, int *paramid)
+key_test(GuardRewrite *gr, Oid relid, Equality *eq, int *paramid)
 {
 	Oid			type = eq->is_array ? get_element_type(exprType((Node *) eq->key)) :
 		exprType((Node *) eq->key);
@@ -333,13 +334,8 @@ key_test(GuardRewrite *gr, Scan *scan, Oid relid, Equality *eq, int *paramid)
 		indexoid = column_index(relid, eq->col->varattno);
 	if (!OidIsValid(indexoid))
 	{
-		/*
-		 * A tracked filter's probe (the registry row, then a chunk) costs
-		 * more than the descent of an index it would spare: it guards only
-		 * scans that read the whole table.  A column tracked by the trigger
-		 * method has its sync triggers.
-		 */
-		if (!IsA(scan, SeqScan) || !has_triggers(relid) || tracked_ext(gr) == NULL ||
+		/* a column tracked by the trigger method has its sync triggers */
+		if (!has_triggers(relid) || tracked_ext(gr) == NULL ||
 			(colname = get_attname(relid, eq->col->varattno, true)) == NULL ||
 			!bf_tracked_join_usable(gr->ext, relid, colname, GetUserId()))
 			return NULL;
@@ -414,7 +410,7 @@ guard_scan(GuardRewrite *gr, Plan **slot)
 		int			paramid;
 
 		if (!equality_of(gr, scan, lfirst(lc), &eq) || key_has_partner(gr, &eq) ||
-			(test = key_test(gr, scan, relid, &eq, &paramid)) == NULL)
+			(test = key_test(gr, relid, &eq, &paramid)) == NULL)
 			continue;
 		k = palloc0(sizeof(BfGuardKey));
 		k->key = copyObject(eq.key);
