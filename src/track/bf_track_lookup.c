@@ -400,6 +400,7 @@ build_source(const BfExt *ext, TrackEntry *e, Oid relid, const char *colname, bo
 	RegRow		r;
 	bool		tracked;
 	List	   *members;
+	const char *problem = NULL;
 
 	/* what an earlier, failed build left */
 	drop_relations(e);
@@ -433,17 +434,15 @@ build_source(const BfExt *ext, TrackEntry *e, Oid relid, const char *colname, bo
 		members = check_index_method(e, tracked, relid, colname);
 	else
 	{
-		const char *problem = trigger_method_problem(ext, &r, relid, e->attnum);
-
-		if (problem && quiet)
-			return false;
-		if (problem)
+		problem = trigger_method_problem(ext, &r, relid, e->attnum);
+		if (problem && !quiet)
 			stale_error(relid, colname, problem);
 		members = bf_tree_members(relid);
 	}
+	/* a refusal (quiet) is kept until a relation of the tree changes too */
 	e->members = oid_array(members, &e->nmembers);
-	e->complete = true;
-	return true;
+	e->complete = problem == NULL;
+	return e->complete;
 }
 
 /* ---- per call site ---- */
