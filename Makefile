@@ -12,7 +12,8 @@ OBJS_ENTRY = src/bloomfilter.o
 
 # helpers several folders share: relation checks, change-set results,
 # per-filter statistics, plan nodes that pass their child's tuples on
-OBJS_COMMON = src/common/bf_relcheck.o src/common/bf_patch.o src/common/bf_stats.o \
+OBJS_COMMON = src/common/bf_relcheck.o src/common/bf_patch.o src/common/bf_stats.o src/common/bf_stats_shmem.o \
+	src/common/bf_stats_pgstat.o \
 	src/common/bf_passthrough.o
 
 # the PostgreSQL-free core: plain, growing and window filters' bytes, text

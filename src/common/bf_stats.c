@@ -2,137 +2,171 @@
  *
  * bf_stats.c
  *	  Per-filter statistics (bf_stats.h): lookups, "absent" answers and
- *	  guarded scans skipped, per database and filter, in a shared hash of
- *	  the extension's own when the library is preloaded.
+ *	  guarded scans skipped, per database and filter, counted when the
+ *	  library is preloaded; the SQL functions that read and reset them.
  *
- * A backend counts in a local hash (the last filter counted kept at hand,
- * so a run of lookups of one filter costs an add) and adds its counts to
- * the shared hash at the end of each transaction, committed or not, as
- * PostgreSQL's own statistics do, and every BF_STATS_FLUSH_EVERY counts
- * in between for long transactions.  Adding is cheap: each pending entry
- * keeps its shared entry, whose counters are atomic, so a flush takes the
- * lock shared and adds; only a filter new to the shared hash takes it
- * exclusive.  A reset, which removes entries, bumps a generation that
- * makes every backend look its entries up again.  The shared hash holds BF_STATS_MAX
- * filters; counts of filters beyond that are dropped.  It lives in shared
- * memory only: a restart starts from zero (PostgreSQL's cumulative
- * statistics of 18 and later, which a restart keeps, are not used yet).
- * Without preloading the library there is no shared memory to count in:
- * nothing is counted and bf_stat_available() says so.
+ * Counting is the same on every version: the store (bf_stats_store.h:
+ * PostgreSQL's cumulative statistics on 18 and later, a shared hash of
+ * the extension's own before) hands out where this backend adds a
+ * filter's counts, and the last filter counted is kept at hand, so a run
+ * of lookups of one filter costs an add.  That place is good until the
+ * transaction ends or the store flushes, when it is asked again.
+ *
+ * Counts of a dropped relation are dropped with it when its transaction
+ * commits (an object access hook, so that a reused OID starts from zero),
+ * and those of a dropped database with the database.
+ * Without preloading the library there is nowhere to count: nothing is
+ * counted and bf_stat_available() says so.
  *
  *-------------------------------------------------------------------------
  */
 #include "bf_stats.h"
 
-#include "bf_compat.h"
+#include "bf_stats_store.h"
 
+#include "access/htup_details.h"
 #include "access/xact.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "port/atomics.h"
-#include "storage/ipc.h"
-#include "storage/lwlock.h"
-#include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
-#include "utils/hsearch.h"
-#include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
-#define BF_STATS_MAX 4096
 #define BF_STATS_FLUSH_EVERY 4096
 
-typedef struct BfStatsKey
+static bool track_stats = true;
+static object_access_hook_type prev_object_access_hook = NULL;
+
+/* the filter counted last and where its counts go (n NULL: ask again) */
+static struct
 {
 	Oid			dbid;
 	Oid			relid;
 	AttrNumber	attnum;
-} BfStatsKey;
+	BfStatsCounts *n;
+} last;
 
-typedef struct BfStatsCounts
+static int64 pending_counts = 0;
+static bool xact_callback_registered = false;
+
+static void
+stats_xact_callback(XactEvent event, void *arg)
 {
-	int64		lookups;
-	int64		absent;
-	int64		skipped;
-} BfStatsCounts;
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			last.n = NULL;
+			pending_counts = 0;
+			bf_stats_store_flush();
+			bf_stats_store_xact_end(event == XACT_EVENT_COMMIT ||
+									event == XACT_EVENT_PARALLEL_COMMIT);
+			break;
+		default:
+			break;
+	}
+}
 
-/* a filter's counts in shared memory */
-typedef struct BfStatsShared
+static void
+register_xact_callback(void)
 {
-	BfStatsKey	key;
-	pg_atomic_uint64 lookups;
-	pg_atomic_uint64 absent;
-	pg_atomic_uint64 skipped;
-} BfStatsShared;
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(stats_xact_callback, NULL);
+		xact_callback_registered = true;
+	}
+}
 
-/* a filter's counts not yet added, and where to add them */
-typedef struct BfStatsEntry
+/* where to count filter (relid, attnum), NULL when not counting */
+static inline BfStatsCounts *
+stats_counts(Oid relid, AttrNumber attnum)
 {
-	BfStatsKey	key;
-	BfStatsCounts n;
-	BfStatsShared *shared;		/* valid while generation is shared_gen's */
-	uint64		generation;
-	struct BfStatsEntry *next_dirty;
-	bool		dirty;
-} BfStatsEntry;
+	if (!track_stats || !OidIsValid(relid) || !bf_stats_store_ready())
+		return NULL;
+	if (likely(last.n != NULL && last.relid == relid && last.attnum == attnum &&
+			   last.dbid == MyDatabaseId))
+		return last.n;
+	register_xact_callback();
+	last.n = bf_stats_store_counts(relid, attnum);
+	last.dbid = MyDatabaseId;
+	last.relid = relid;
+	last.attnum = attnum;
+	return last.n;
+}
 
-static bool track_stats = true;
+/* n more counted: long transactions flush every BF_STATS_FLUSH_EVERY */
+static inline void
+stats_counted(void)
+{
+	if (++pending_counts >= BF_STATS_FLUSH_EVERY)
+	{
+		last.n = NULL;
+		pending_counts = 0;
+		bf_stats_store_flush();
+	}
+}
+
+void
+bf_stats_count(Oid relid, AttrNumber attnum, bool absent)
+{
+	BfStatsCounts *n = stats_counts(relid, attnum);
+
+	if (n == NULL)
+		return;
+	n->lookups++;
+	n->absent += absent;
+	stats_counted();
+}
+
+void
+bf_stats_count_skip(Oid relid, AttrNumber attnum)
+{
+	BfStatsCounts *n = stats_counts(relid, attnum);
+
+	if (n == NULL)
+		return;
+	n->skipped++;
+	stats_counted();
+}
 
 /*
- * shared: the hash, the lock guarding its entries (shared to add to
- * counters, exclusive to add or remove entries) and the generation of
- * its removals (NULL without preloading)
+ * A relation or a column dropped: its filters' counts go with it.  The
+ * relation is still in the catalogs when its drop is announced.
  */
-static HTAB *shared_stats = NULL;
-static LWLock *shared_lock = NULL;
-static pg_atomic_uint64 *shared_gen = NULL;
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-
-/* this backend's counts not yet added */
-static HTAB *pending = NULL;
-static BfStatsEntry *last = NULL;
-static BfStatsEntry *dirty = NULL;
-static int64 pending_counts = 0;
-
-/* ---- shared memory ---- */
-
-static Size
-stats_shmem_size(void)
-{
-	return add_size(hash_estimate_size(BF_STATS_MAX, sizeof(BfStatsShared)),
-					sizeof(pg_atomic_uint64));
-}
-
 static void
-stats_shmem_request(void)
+stats_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+					int subId, void *arg)
 {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(stats_shmem_size());
-	RequestNamedLWLockTranche("bloomfilter_stats", 1);
-}
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+	if (access != OAT_DROP || !bf_stats_store_ready())
+		return;
+	if (classId == DatabaseRelationId)
+	{
+		register_xact_callback();
+		bf_stats_store_drop(objectId, InvalidOid, 0);
+	}
+	else if (classId == RelationRelationId && subId == 0)
+	{
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(objectId));
+		AttrNumber	natts = 0;
 
-static void
-stats_shmem_startup(void)
-{
-	HASHCTL		ctl;
-	bool		found;
-
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	shared_gen = ShmemInitStruct("bloomfilter statistics generation",
-								 sizeof(pg_atomic_uint64), &found);
-	if (!found)
-		pg_atomic_init_u64(shared_gen, 0);
-	ctl.keysize = sizeof(BfStatsKey);
-	ctl.entrysize = sizeof(BfStatsShared);
-	shared_stats = bf_shmem_init_hash("bloomfilter statistics", BF_STATS_MAX, &ctl,
-									  HASH_ELEM | HASH_BLOBS);
-	shared_lock = &(GetNamedLWLockTranche("bloomfilter_stats"))->lock;
-	LWLockRelease(AddinShmemInitLock);
+		if (!HeapTupleIsValid(tup))
+			return;
+		if (((Form_pg_class) GETSTRUCT(tup))->relkind != RELKIND_INDEX)
+			natts = ((Form_pg_class) GETSTRUCT(tup))->relnatts;
+		ReleaseSysCache(tup);
+		register_xact_callback();
+		bf_stats_store_drop(MyDatabaseId, objectId, natts);
+	}
 }
 
 void
@@ -144,168 +178,9 @@ bf_stats_init(void)
 							 &track_stats, true, PGC_SUSET, 0, NULL, NULL, NULL);
 	if (!process_shared_preload_libraries_in_progress)
 		return;
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = stats_shmem_request;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = stats_shmem_startup;
-}
-
-/* ---- counting ---- */
-
-/*
- * The shared entry of p's filter, with the lock held shared (released and
- * taken again to add a new filter: *genp is then read again); NULL when
- * the shared hash is full or a reset ran in between.
- */
-static BfStatsShared *
-shared_entry(BfStatsEntry *p, uint64 *genp)
-{
-	uint64		gen = *genp;
-	BfStatsShared *s;
-	bool		found;
-
-	if (p->shared != NULL && p->generation == gen)
-		return p->shared;
-	s = hash_search(shared_stats, &p->key, HASH_FIND, NULL);
-	if (s == NULL)
-	{
-		/* a new filter: the lock exclusive to add it */
-		LWLockRelease(shared_lock);
-		LWLockAcquire(shared_lock, LW_EXCLUSIVE);
-		s = hash_search(shared_stats, &p->key, HASH_ENTER_NULL, &found);
-		if (s != NULL && !found)
-		{
-			pg_atomic_init_u64(&s->lookups, 0);
-			pg_atomic_init_u64(&s->absent, 0);
-			pg_atomic_init_u64(&s->skipped, 0);
-		}
-		LWLockRelease(shared_lock);
-		LWLockAcquire(shared_lock, LW_SHARED);
-		/* a reset in between removed what was added: drop what was counted before it */
-		*genp = pg_atomic_read_u64(shared_gen);
-		if (*genp != gen)
-			return NULL;
-	}
-	p->shared = s;
-	p->generation = gen;
-	return s;
-}
-
-/* add the pending counts to the shared hash */
-static void
-stats_flush(void)
-{
-	uint64		gen;
-
-	if (dirty == NULL)
-		return;
-	LWLockAcquire(shared_lock, LW_SHARED);
-	gen = pg_atomic_read_u64(shared_gen);
-	while (dirty != NULL)
-	{
-		BfStatsEntry *p = dirty;
-		BfStatsShared *s = shared_entry(p, &gen);
-
-		/* full: dropped */
-		if (s != NULL)
-		{
-			if (p->n.lookups)
-				pg_atomic_fetch_add_u64(&s->lookups, p->n.lookups);
-			if (p->n.absent)
-				pg_atomic_fetch_add_u64(&s->absent, p->n.absent);
-			if (p->n.skipped)
-				pg_atomic_fetch_add_u64(&s->skipped, p->n.skipped);
-		}
-		memset(&p->n, 0, sizeof(p->n));
-		p->dirty = false;
-		dirty = p->next_dirty;
-	}
-	LWLockRelease(shared_lock);
-	pending_counts = 0;
-}
-
-static void
-stats_xact_callback(XactEvent event, void *arg)
-{
-	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
-		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
-		event == XACT_EVENT_PREPARE)
-		stats_flush();
-}
-
-/* the pending entry of (relid, attnum), NULL when not counting */
-static BfStatsEntry *
-stats_entry(Oid relid, AttrNumber attnum)
-{
-	BfStatsKey	key;
-	bool		found;
-
-	if (shared_stats == NULL || !track_stats || !OidIsValid(relid))
-		return NULL;
-	if (last && last->key.relid == relid && last->key.attnum == attnum &&
-		last->key.dbid == MyDatabaseId)
-		return last;
-	if (pending == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(BfStatsKey);
-		ctl.entrysize = sizeof(BfStatsEntry);
-		ctl.hcxt = TopMemoryContext;
-		pending = hash_create("bloomfilter pending statistics", 16, &ctl,
-							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		RegisterXactCallback(stats_xact_callback, NULL);
-	}
-	memset(&key, 0, sizeof(key));
-	key.dbid = MyDatabaseId;
-	key.relid = relid;
-	key.attnum = attnum;
-	last = hash_search(pending, &key, HASH_ENTER, &found);
-	if (!found)
-	{
-		memset(&last->n, 0, sizeof(last->n));
-		last->shared = NULL;
-		last->dirty = false;
-	}
-	return last;
-}
-
-/* e counted n more */
-static void
-stats_counted(BfStatsEntry *e, int64 n)
-{
-	if (!e->dirty)
-	{
-		e->dirty = true;
-		e->next_dirty = dirty;
-		dirty = e;
-	}
-	pending_counts += n;
-	if (pending_counts >= BF_STATS_FLUSH_EVERY)
-		stats_flush();
-}
-
-void
-bf_stats_count(Oid relid, AttrNumber attnum, bool absent)
-{
-	BfStatsEntry *e = stats_entry(relid, attnum);
-
-	if (e == NULL)
-		return;
-	e->n.lookups++;
-	e->n.absent += absent;
-	stats_counted(e, 1);
-}
-
-void
-bf_stats_count_skip(Oid relid, AttrNumber attnum)
-{
-	BfStatsEntry *e = stats_entry(relid, attnum);
-
-	if (e == NULL)
-		return;
-	e->n.skipped++;
-	stats_counted(e, 1);
+	bf_stats_store_preload();
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = stats_object_access;
 }
 
 /* ---- SQL ---- */
@@ -314,7 +189,7 @@ PG_FUNCTION_INFO_V1(bf_stat_available);
 Datum
 bf_stat_available(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(shared_stats != NULL);
+	PG_RETURN_BOOL(bf_stats_store_ready());
 }
 
 /* bf_stat_filters_raw(): this database's counts, one row per filter */
@@ -323,29 +198,29 @@ Datum
 bf_stat_filters_raw(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	HASH_SEQ_STATUS seq;
-	BfStatsShared *s;
+	BfStatsRow *rows;
+	int			nrows;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (shared_stats == NULL)
+	if (!bf_stats_store_ready())
 		return (Datum) 0;
-	LWLockAcquire(shared_lock, LW_SHARED);
-	hash_seq_init(&seq, shared_stats);
-	while ((s = hash_seq_search(&seq)) != NULL)
+	rows = bf_stats_store_rows(&nrows);
+	for (int i = 0; i < nrows; i++)
 	{
+		BfStatsRow *r = &rows[i];
 		Datum		values[5];
 		bool		nulls[5] = {false};
 
-		if (s->key.dbid != MyDatabaseId)
+		/* zeroed by a reset (18 keeps the entries): as if never counted */
+		if (r->n.lookups == 0 && r->n.absent == 0 && r->n.skipped == 0)
 			continue;
-		values[0] = ObjectIdGetDatum(s->key.relid);
-		values[1] = Int16GetDatum(s->key.attnum);
-		values[2] = Int64GetDatum((int64) pg_atomic_read_u64(&s->lookups));
-		values[3] = Int64GetDatum((int64) pg_atomic_read_u64(&s->absent));
-		values[4] = Int64GetDatum((int64) pg_atomic_read_u64(&s->skipped));
+		values[0] = ObjectIdGetDatum(r->relid);
+		values[1] = Int16GetDatum(r->attnum);
+		values[2] = Int64GetDatum(r->n.lookups);
+		values[3] = Int64GetDatum(r->n.absent);
+		values[4] = Int64GetDatum(r->n.skipped);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	LWLockRelease(shared_lock);
 	return (Datum) 0;
 }
 
@@ -354,18 +229,7 @@ PG_FUNCTION_INFO_V1(bf_stat_reset);
 Datum
 bf_stat_reset(PG_FUNCTION_ARGS)
 {
-	HASH_SEQ_STATUS seq;
-	BfStatsShared *s;
-
-	if (shared_stats == NULL)
-		PG_RETURN_VOID();
-	LWLockAcquire(shared_lock, LW_EXCLUSIVE);
-	hash_seq_init(&seq, shared_stats);
-	while ((s = hash_seq_search(&seq)) != NULL)
-		if (s->key.dbid == MyDatabaseId)
-			hash_search(shared_stats, &s->key, HASH_REMOVE, NULL);
-	/* backends keeping a removed entry look theirs up again */
-	pg_atomic_fetch_add_u64(shared_gen, 1);
-	LWLockRelease(shared_lock);
+	if (bf_stats_store_ready())
+		bf_stats_store_reset();
 	PG_RETURN_VOID();
 }
