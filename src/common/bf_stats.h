@@ -12,11 +12,12 @@
  *	  its method (an index-method filter asked through bf_might_contain is
  *	  counted as the tracked filter, the index asked by name as the index).
  *
- * Counting is cheap (a backend-local counter, added to shared memory at
- * the transaction's end) and does nothing when the library was not
- * preloaded (shared_preload_libraries), when bloomfilter.track_stats is
- * off, or for an invalid relid.  Any backend code may call these, inside a
- * transaction, at any point of a lookup; they never fail.
+ * Counting is cheap (a backend-local counter, added to the shared counts
+ * between transactions: bf_stats_store.h) and does nothing when the
+ * library was not preloaded (shared_preload_libraries), when
+ * bloomfilter.track_stats is off, or for an invalid relid.  Any backend
+ * code may call these, inside a transaction, at any point of a lookup;
+ * they fail only when memory runs out.
  *
  *-------------------------------------------------------------------------
  */
