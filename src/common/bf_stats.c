@@ -42,13 +42,17 @@
 static bool track_stats = true;
 static object_access_hook_type prev_object_access_hook = NULL;
 
-/* the filter counted last and where its counts go (n NULL: ask again) */
+/*
+ * the filter counted last and where its counts went (prev), and go until
+ * the transaction ends or the store flushes (n; NULL: ask the store)
+ */
 static struct
 {
 	Oid			dbid;
 	Oid			relid;
 	AttrNumber	attnum;
 	BfStatsCounts *n;
+	BfStatsCounts *prev;
 } last;
 
 static int64 pending_counts = 0;
@@ -91,14 +95,23 @@ stats_counts(Oid relid, AttrNumber attnum)
 {
 	if (!track_stats || !OidIsValid(relid) || !bf_stats_store_ready())
 		return NULL;
-	if (likely(last.n != NULL && last.relid == relid && last.attnum == attnum &&
-			   last.dbid == MyDatabaseId))
-		return last.n;
-	register_xact_callback();
-	last.n = bf_stats_store_counts(relid, attnum);
-	last.dbid = MyDatabaseId;
-	last.relid = relid;
-	last.attnum = attnum;
+	if (likely(last.relid == relid && last.attnum == attnum &&
+			   last.dbid == MyDatabaseId && last.prev != NULL))
+	{
+		if (likely(last.n != NULL))
+			return last.n;
+		/* the same filter as before, in a new transaction or after a flush */
+		last.n = bf_stats_store_counts(relid, attnum, last.prev);
+	}
+	else
+	{
+		register_xact_callback();
+		last.n = bf_stats_store_counts(relid, attnum, NULL);
+		last.dbid = MyDatabaseId;
+		last.relid = relid;
+		last.attnum = attnum;
+	}
+	last.prev = last.n;
 	return last.n;
 }
 

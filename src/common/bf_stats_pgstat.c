@@ -37,14 +37,15 @@
 
 /*
  * The kind's ID, unique across the extensions a server loads.  18 and 19
- * give custom kinds 24 to 32 (PGSTAT_KIND_CUSTOM_MIN..MAX); PostgreSQL's
- * wiki page CustomCumulativeStats lists the IDs taken: 24 is
- * PGSTAT_KIND_EXPERIMENTAL, shared by every extension still in
- * development, and 25 and 26 are the injection_points test module's.  30
- * is none of those and leaves the low free IDs to the extensions that
- * reserve them in order; it is to be reserved on that page before
- * release.  Changing it discards the counts a server kept (an unknown
- * kind makes PostgreSQL start its statistics from zero).
+ * give custom kinds 24 to 32 (PGSTAT_KIND_CUSTOM_MIN..MAX); PostgreSQL
+ * takes 24 itself (PGSTAT_KIND_EXPERIMENTAL, shared by every extension
+ * still in development, so two of them collide) and its injection_points
+ * test module 25 and 26.  30 is none of those and leaves the low free IDs
+ * to extensions that reserve them in order; the wiki page
+ * CustomCumulativeStats, where extensions reserve theirs, is to be checked
+ * and 30 reserved there before release.  Another extension registering 30
+ * stops the server at startup (pgstat_register_kind); changing the ID
+ * discards the counts a server kept.
  */
 #define BF_STATS_KIND ((PgStat_Kind) 30)
 
@@ -109,10 +110,10 @@ bf_stats_store_ready(void)
 /*
  * The entry's pending counts: PostgreSQL frees them once flushed, which
  * it does only between transactions, so they are good until this one
- * ends (bf_stats.c asks again then).
+ * ends (bf_stats.c asks again then) and prev is of no use.
  */
 BfStatsCounts *
-bf_stats_store_counts(Oid relid, AttrNumber attnum)
+bf_stats_store_counts(Oid relid, AttrNumber attnum, BfStatsCounts *prev)
 {
 	PgStat_EntryRef *ref = pgstat_prep_pending_entry(BF_STATS_KIND, MyDatabaseId,
 													 BF_STATS_OBJID(relid, attnum),

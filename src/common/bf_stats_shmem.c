@@ -284,33 +284,44 @@ bf_stats_store_ready(void)
 
 /* ---- counting ---- */
 
+/*
+ * The local entry of the filter, marked for the next flush.  The local
+ * hash never removes an entry, so prev, the counts of an entry handed out
+ * before, names its entry without a lookup.
+ */
 BfStatsCounts *
-bf_stats_store_counts(Oid relid, AttrNumber attnum)
+bf_stats_store_counts(Oid relid, AttrNumber attnum, BfStatsCounts *prev)
 {
-	BfStatsKey	key;
 	BfStatsEntry *e;
-	bool		found;
 
-	if (pending == NULL)
+	if (prev != NULL)
+		e = (BfStatsEntry *) ((char *) prev - offsetof(BfStatsEntry, n));
+	else
 	{
-		HASHCTL		ctl;
+		BfStatsKey	key;
+		bool		found;
 
-		ctl.keysize = sizeof(BfStatsKey);
-		ctl.entrysize = sizeof(BfStatsEntry);
-		ctl.hcxt = TopMemoryContext;
-		pending = hash_create("bloomfilter pending statistics", 16, &ctl,
-							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	memset(&key, 0, sizeof(key));
-	key.dbid = MyDatabaseId;
-	key.relid = relid;
-	key.attnum = attnum;
-	e = hash_search(pending, &key, HASH_ENTER, &found);
-	if (!found)
-	{
-		memset(&e->n, 0, sizeof(e->n));
-		e->shared = NULL;
-		e->dirty = false;
+		if (pending == NULL)
+		{
+			HASHCTL		ctl;
+
+			ctl.keysize = sizeof(BfStatsKey);
+			ctl.entrysize = sizeof(BfStatsEntry);
+			ctl.hcxt = TopMemoryContext;
+			pending = hash_create("bloomfilter pending statistics", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		}
+		memset(&key, 0, sizeof(key));
+		key.dbid = MyDatabaseId;
+		key.relid = relid;
+		key.attnum = attnum;
+		e = hash_search(pending, &key, HASH_ENTER, &found);
+		if (!found)
+		{
+			memset(&e->n, 0, sizeof(e->n));
+			e->shared = NULL;
+			e->dirty = false;
+		}
 	}
 	/* what is counted until the next flush is added by it */
 	if (!e->dirty)

@@ -52,10 +52,12 @@ extern bool bf_stats_store_ready(void);
 /*
  * Where this backend adds its counts of filter (relid, attnum) of this
  * database: valid until the transaction ends or bf_stats_store_flush()
- * runs, whichever comes first.  NULL when there is no room (15-17: the
- * shared hash is full).
+ * runs, whichever comes first.  prev: what this returned last time for
+ * the same filter, or NULL (15-17 hand out the same place again without a
+ * lookup).
  */
-extern BfStatsCounts *bf_stats_store_counts(Oid relid, AttrNumber attnum);
+extern BfStatsCounts *bf_stats_store_counts(Oid relid, AttrNumber attnum,
+											BfStatsCounts *prev);
 
 /*
  * Make this backend's counts visible to others now where the store can
