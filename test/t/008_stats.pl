@@ -180,11 +180,16 @@ is($node->safe_psql('postgres', $counts_query), "t_trig|k|tracked|1|0|0",
 is($node->safe_psql('postgres', 'SELECT count(*) FROM bf_stat_filters', extra_params => [ '-U', 'reader' ]),
 	'1', 'a role without rights reads them as before');
 
-# 18 and later: the counts are in PostgreSQL's statistics file, which a
-# server without the library cannot read: PostgreSQL then starts all of
-# its statistics from zero, as for any extension's kind (docs/monitoring.md)
+# 18 and later: pg_stat_reset() zeroes them; they are in PostgreSQL's
+# statistics file, which a server without the library cannot read:
+# PostgreSQL then starts all of its statistics from zero, as for any
+# extension's kind (docs/monitoring.md)
 if ($node->safe_psql('postgres', 'SHOW server_version_num') >= 180000)
 {
+	$node->safe_psql('postgres', 'SELECT pg_stat_reset()');
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM bf_stat_filters'), '0',
+		"18 and later: pg_stat_reset() zeroes them with PostgreSQL's own");
+	$node->safe_psql('postgres', "SELECT bf_might_contain('t_trig', 'k', 1)");
 	$node->stop;
 	$node->adjust_conf('postgresql.conf', 'shared_preload_libraries', "''");
 	my $log_offset = -s $node->logfile;
