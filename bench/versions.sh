@@ -11,6 +11,8 @@
 #                                             (bench/track_callgrind.sh for
 #                                             both methods), which the
 #                                             machine's load does not change
+#                                             (STATS=on|off: as the script's,
+#                                             the library preloaded)
 #
 # The root is the matrix's (test/lib/debroot.sh; test/prepare-roots.sh
 # makes it), where 19 comes from Debian's experimental suite with 18
@@ -58,7 +60,7 @@ if [ "$CALLGRIND" = 1 ]; then
 	for m in index trigger; do
 		for v in $VERSIONS; do
 			echo "versions: [$(date +%T)] callgrind, method $m, on $v"
-			PG_BINDIR=/usr/lib/postgresql/$v/bin METHOD=$m bash /tmp/build-$v/bench/track_callgrind.sh 2>&1 |
+			PG_BINDIR=/usr/lib/postgresql/$v/bin METHOD=$m STATS=$STATS bash /tmp/build-$v/bench/track_callgrind.sh 2>&1 |
 				sed "s/^/| $v $m /" | tee -a /tmp/rows-$v.md
 		done
 	done
@@ -68,7 +70,7 @@ for v in $VERSIONS; do
 	cat /tmp/rows-$v.md
 done'
 debroot_run_isolated "$DEBROOT" "$inner" VERSIONS="$versions" SCENARIOS="$scenarios" \
-	CALLGRIND="${BENCH_CALLGRIND:-0}" \
+	CALLGRIND="${BENCH_CALLGRIND:-0}" STATS="${STATS:-}" \
 	BENCH_CHUNK_ROUNDS="${BENCH_CHUNK_ROUNDS:-}"
 rc=$?
 for v in $versions; do
