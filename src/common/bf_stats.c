@@ -93,8 +93,9 @@ register_xact_callback(void)
 static inline BfStatsCounts *
 stats_counts(Oid relid, AttrNumber attnum)
 {
-	if (!track_stats || !OidIsValid(relid) || !bf_stats_store_ready())
+	if (!track_stats)
 		return NULL;
+	/* a place handed out (last.prev) means the store is ready */
 	if (likely(last.relid == relid && last.attnum == attnum &&
 			   last.dbid == MyDatabaseId && last.prev != NULL))
 	{
@@ -103,6 +104,8 @@ stats_counts(Oid relid, AttrNumber attnum)
 		/* the same filter as before, in a new transaction or after a flush */
 		last.n = bf_stats_store_counts(relid, attnum, last.prev);
 	}
+	else if (!OidIsValid(relid) || !bf_stats_store_ready())
+		return NULL;
 	else
 	{
 		register_xact_callback();
