@@ -144,6 +144,22 @@ $node->safe_psql('postgres', "SELECT bf_might_contain('t_trig', 'k', 1)");
 is(eventually("SELECT lookups FROM bf_stat_filters WHERE relname = 't_trig'", '1'),
 	'1', 'counting goes on after the crash');
 
+# a process of the server killed: the postmaster restarts it after a
+# crash (the test clusters' default is not to), and the counts start from
+# zero again
+$node->append_conf('postgresql.conf', "restart_after_crash = on\n");
+$node->reload;
+my $bgwriter = $node->safe_psql('postgres',
+	"SELECT pid FROM pg_stat_activity WHERE backend_type = 'background writer'");
+kill 'KILL', $bgwriter;
+$node->poll_query_until('postgres',
+	"SELECT pid <> $bgwriter FROM pg_stat_activity WHERE backend_type = 'background writer'");
+is($node->safe_psql('postgres', 'SELECT count(*) FROM bf_stat_filters_raw()'),
+	'0', 'a crash-restart starts from zero');
+$node->safe_psql('postgres', "SELECT bf_might_contain('t_trig', 'k', 1)");
+is(eventually("SELECT lookups FROM bf_stat_filters WHERE relname = 't_trig'", '1'),
+	'1', 'counting goes on after the crash-restart');
+
 # a dropped relation's counts go with it, when the drop commits, so that
 # an object given its OID again starts from zero; a rolled-back drop
 # keeps them
