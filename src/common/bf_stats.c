@@ -79,12 +79,23 @@ stats_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/* a savepoint's drops go to its parent, or are forgotten with it */
+static void
+stats_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_COMMIT_SUB || event == SUBXACT_EVENT_ABORT_SUB)
+		bf_stats_store_subxact_end(event == SUBXACT_EVENT_COMMIT_SUB,
+								   GetCurrentTransactionNestLevel());
+}
+
 static void
 register_xact_callback(void)
 {
 	if (!xact_callback_registered)
 	{
 		RegisterXactCallback(stats_xact_callback, NULL);
+		RegisterSubXactCallback(stats_subxact_callback, NULL);
 		xact_callback_registered = true;
 	}
 }

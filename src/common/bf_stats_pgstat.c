@@ -157,6 +157,13 @@ bf_stats_store_xact_end(bool commit)
 	(void) commit;
 }
 
+void
+bf_stats_store_subxact_end(bool commit, int level)
+{
+	(void) commit;
+	(void) level;
+}
+
 /*
  * Read live, like bf_stats_shmem.c's rows (no snapshot): every entry of
  * this database, each under its own lock as PostgreSQL's snapshots read

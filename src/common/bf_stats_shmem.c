@@ -34,6 +34,7 @@
 
 #include "bf_compat.h"
 
+#include "access/xact.h"
 #include "catalog/pg_control.h"
 #include "common/controldata_utils.h"
 #include "miscadmin.h"
@@ -77,11 +78,15 @@ typedef struct BfStatsEntry
 	bool		dirty;
 } BfStatsEntry;
 
-/* a relation (or database: relid invalid) whose drop is not committed yet */
+/*
+ * a relation (or database: relid invalid) whose drop is not committed yet,
+ * and the (sub)transaction nesting level that dropped it
+ */
 typedef struct BfStatsDrop
 {
 	Oid			dbid;
 	Oid			relid;
+	int			level;
 } BfStatsDrop;
 
 /*
@@ -434,8 +439,8 @@ remove_entries(BfStatsDrop *d, int n)
 	hash_seq_init(&seq, shared_stats);
 	while ((s = hash_seq_search(&seq)) != NULL)
 	{
-		BfStatsDrop rel = {s->key.dbid, s->key.relid};
-		BfStatsDrop db = {s->key.dbid, InvalidOid};
+		BfStatsDrop rel = {s->key.dbid, s->key.relid, 0};
+		BfStatsDrop db = {s->key.dbid, InvalidOid, 0};
 
 		if (bsearch(&rel, d, n, sizeof(BfStatsDrop), drop_cmp) ||
 			bsearch(&db, d, n, sizeof(BfStatsDrop), drop_cmp))
@@ -452,8 +457,8 @@ remove_entries(BfStatsDrop *d, int n)
 
 /*
  * Kept in the transaction's memory, allocated here so that applying them
- * at commit allocates nothing.  A drop rolled back to a savepoint still
- * drops the counts at commit (they are counts, not data).
+ * at commit allocates nothing; with the nesting level of the savepoint
+ * that dropped it, so that a rollback to it keeps the counts.
  */
 void
 bf_stats_store_drop(Oid dbid, Oid relid, AttrNumber natts)
@@ -468,7 +473,27 @@ bf_stats_store_drop(Oid dbid, Oid relid, AttrNumber natts)
 	}
 	drops[ndrops].dbid = dbid;
 	drops[ndrops].relid = relid;
+	drops[ndrops].level = GetCurrentTransactionNestLevel();
 	ndrops++;
+}
+
+void
+bf_stats_store_subxact_end(bool commit, int level)
+{
+	int			kept = 0;
+
+	for (int i = 0; i < ndrops; i++)
+	{
+		if (drops[i].level < level)
+			drops[kept++] = drops[i];
+		else if (commit)
+		{
+			/* the parent's now, undone if the parent rolls back */
+			drops[kept] = drops[i];
+			drops[kept++].level = level - 1;
+		}
+	}
+	ndrops = kept;
 }
 
 void
@@ -511,7 +536,7 @@ bf_stats_store_rows(int *nrows)
 void
 bf_stats_store_reset(void)
 {
-	BfStatsDrop db = {MyDatabaseId, InvalidOid};
+	BfStatsDrop db = {MyDatabaseId, InvalidOid, 0};
 
 	remove_entries(&db, 1);
 }

@@ -77,6 +77,12 @@ extern void bf_stats_store_drop(Oid dbid, Oid relid, AttrNumber natts);
 /* the end of a transaction: apply (commit) or forget its drops */
 extern void bf_stats_store_xact_end(bool commit);
 
+/*
+ * the end of the savepoint at nesting level level: its drops become its
+ * parent's (commit) or are forgotten
+ */
+extern void bf_stats_store_subxact_end(bool commit, int level);
+
 /* every filter of this database with counts; *nrows rows, palloc'd */
 extern BfStatsRow *bf_stats_store_rows(int *nrows);
 

@@ -162,7 +162,7 @@ is(eventually("SELECT lookups FROM bf_stat_filters WHERE relname = 't_trig'", '1
 
 # a dropped relation's counts go with it, when the drop commits, so that
 # an object given its OID again starts from zero; a rolled-back drop
-# keeps them
+# keeps them, also one rolled back to a savepoint
 $node->safe_psql(
 	'postgres', q{
 CREATE TABLE t_drop (a int, k int);
@@ -180,6 +180,14 @@ my $before = eventually($raw_query, "$tbl|2|1\n$idx|0|1");
 is($before, "$tbl|2|1\n$idx|0|1", 'the counts of a table and its index');
 $node->safe_psql('postgres', 'BEGIN; DROP TABLE t_drop; ROLLBACK;');
 is($node->safe_psql('postgres', $raw_query), $before, 'a rolled-back drop keeps them');
+$node->safe_psql('postgres',
+	'BEGIN; SAVEPOINT a; DROP TABLE t_drop; ROLLBACK TO a; COMMIT;');
+is($node->safe_psql('postgres', $raw_query), $before,
+	'a drop rolled back to a savepoint keeps them');
+$node->safe_psql('postgres',
+	'BEGIN; SAVEPOINT a; SAVEPOINT b; DROP TABLE t_drop; RELEASE b; ROLLBACK TO a; COMMIT;');
+is($node->safe_psql('postgres', $raw_query), $before,
+	'so does a drop in a released savepoint whose parent rolls back');
 $node->safe_psql('postgres', 'DROP INDEX t_drop_bf');
 is($node->safe_psql('postgres', $raw_query), "$tbl|2|1", "a dropped index's counts go");
 $node->safe_psql('postgres', 'CREATE INDEX t_drop_bf ON t_drop USING bloomfilter (k)');
