@@ -83,8 +83,9 @@ extern bool bf_join_runtime_enabled(void);
 /* bf_join_plan.c: the last plan_node_id given out in a plan (see there) */
 extern int *bf_join_node_ids(PlannedStmt *stmt, int *last);
 
-/* bf_join_fkey.c: does a foreign key say every outer key has a partner? */
+/* bf_join_fkey.c: what the catalog says of a join's keys (foreign keys, statistics) */
 extern bool bf_join_fkey_covers(List *rtable, Var *outer, Var *inner);
+extern double bf_join_table_rows(Oid relid);
 extern double bf_join_key_dups(List *rtable, Var *inner);
 extern double bf_join_key_presence(List *rtable, Var *outer, Var *inner);
 

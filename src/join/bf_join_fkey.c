@@ -129,6 +129,17 @@ bf_join_fkey_covers(List *rtable, Var *outer, Var *inner)
 					  FKEY_MAX_HOPS);
 }
 
+/* the rows of a table, as its last ANALYZE counted them (-1: unknown) */
+double
+bf_join_table_rows(Oid relid)
+{
+	Relation	rel = table_open(relid, NoLock);	/* locked by the planner */
+	double		rows = rel->rd_rel->reltuples;
+
+	table_close(rel, NoLock);
+	return rows;
+}
+
 /*
  * The distinct values of column var and the rows of its table, as ANALYZE
  * last counted them; false where that is not known
@@ -138,7 +149,6 @@ column_ndistinct(List *rtable, Var *var, double *nd, double *rows)
 {
 	RangeTblEntry *rte = rt_fetch(var->varno, rtable);
 	HeapTuple	tup;
-	Relation	rel;
 
 	if (rte->rtekind != RTE_RELATION || var->varattno <= 0)
 		return false;
@@ -148,9 +158,7 @@ column_ndistinct(List *rtable, Var *var, double *nd, double *rows)
 		return false;
 	*nd = ((Form_pg_statistic) GETSTRUCT(tup))->stadistinct;
 	ReleaseSysCache(tup);
-	rel = table_open(rte->relid, NoLock);	/* locked by the planner */
-	*rows = rel->rd_rel->reltuples;
-	table_close(rel, NoLock);
+	*rows = bf_join_table_rows(rte->relid);
 	if (*nd < 0)
 		*nd = -*nd * *rows;
 	return *nd > 0 && *rows > 0;

@@ -301,17 +301,6 @@ pays(Join *join, double inner_fraction, double inner_dups, double kept_least)
 						kept_least);
 }
 
-/* the rows of a table, as its last ANALYZE counted them (-1: unknown) */
-static double
-table_rows(Oid relid)
-{
-	Relation	rel = table_open(relid, NoLock);	/* locked by the planner */
-	double		rows = rel->rd_rel->reltuples;
-
-	table_close(rel, NoLock);
-	return rows;
-}
-
 /*
  * The share of the inner table's keys that the join's inner side holds,
  * after its own quals: an index's filter holds them all, a run-time
@@ -327,7 +316,7 @@ inner_fraction(JoinRewrite *rw, Join *join, KeyPair *kp)
 	if (IsA(join, NestLoop) && (slot = inner_index_scan((NestLoop *) join)) != NULL &&
 		*slot == (Plan *) kp->iscan)
 		return Min(1.0, (*slot)->plan_rows / bf_join_key_dups(rw->stmt->rtable, kp->icol));
-	rows = table_rows(rt_fetch(kp->icol->varno, rw->stmt->rtable)->relid);
+	rows = bf_join_table_rows(rt_fetch(kp->icol->varno, rw->stmt->rtable)->relid);
 	if (rows <= 0)
 		return 1.0;
 	return Min(1.0, innerPlan(join)->plan_rows / rows);
@@ -379,14 +368,17 @@ keys_presence(JoinRewrite *rw, List *keys)
 	return bf_join_key_presence(rw->stmt->rtable, kp->ocol, kp->icol);
 }
 
-/* will each of keys, of a hash join, get a run-time filter if left to it? */
+/*
+ * will each of keys, of a hash join, get a run-time filter if left to it?
+ * dups: keys_dups(keys)
+ */
 static bool
-runtime_instead(JoinRewrite *rw, Join *join, List *keys)
+runtime_instead(JoinRewrite *rw, Join *join, List *keys, double dups)
 {
 	ListCell   *lc;
 
 	if (!IsA(join, HashJoin) || !OidIsValid(rw->runtime_funcoid) ||
-		!bf_join_runtime_wanted((HashJoin *) join, keys_dups(rw, keys)))
+		!bf_join_runtime_wanted((HashJoin *) join, dups))
 		return false;
 	foreach(lc, keys)
 	{
@@ -412,16 +404,18 @@ runtime_instead(JoinRewrite *rw, Join *join, List *keys)
 static bool
 prefilter_wanted(JoinRewrite *rw, Join *join, List *keys)
 {
-	double		fraction;
+	double		fraction,
+				dups;
 
 	if (fkey_covered(rw, keys))
 		return false;
 	if (join == NULL)
 		return true;
 	fraction = inner_fraction(rw, join, linitial(keys));
-	if (fraction < PREFER_RUNTIME_FRACTION && runtime_instead(rw, join, keys))
+	dups = keys_dups(rw, keys);
+	if (fraction < PREFER_RUNTIME_FRACTION && runtime_instead(rw, join, keys, dups))
 		return false;
-	return pays(join, fraction, keys_dups(rw, keys), keys_presence(rw, keys));
+	return pays(join, fraction, dups, keys_presence(rw, keys));
 }
 
 /*
